@@ -1,0 +1,140 @@
+"""The one error tree of adk_rx.
+
+Every error adk_rx raises or signals through ``on_error`` is an :class:`AdkRxError`.
+Misuse (fix your code), run failures (something went wrong while running) and
+control flow (a run was cancelled or ran out of budget) are kept apart::
+
+    AdkRxError
+    ├── ConfigurationError          misuse found at construction or call time (also ValueError)
+    │   ├── InvalidAgentError       bad agent name, second parent, duplicate sub-agent / tool
+    │   ├── UnknownModelError       no LlmRegistry pattern matches a model name
+    │   ├── MissingCredentialsError a provider needs an API key that is not set
+    │   └── SessionExistsError      create_session with an id that is taken
+    ├── SessionNotFoundError        no such session (and auto_create_session is off); LookupError
+    ├── RunError                    a failure while an invocation runs
+    │   ├── ModelError              the model call failed (status, message); vendor errors end here
+    │   │   └── ReplayMismatchError a replayed model got a request it did not record
+    │   ├── CallbackError           a user callback or plugin hook raised
+    │   ├── InstructionError        an instruction template names a missing state key
+    │   ├── AgentNotFoundError      transfer to an agent that is not in the tree
+    │   ├── StoreError              a session / artifact / memory store failed
+    │   └── BackpressureError       a bounded hand-off overflowed (strategy "error")
+    └── StopError                   the run was stopped on purpose
+        ├── InvocationCancelledError the subscription was disposed
+        ├── InvocationTimeoutError  RunConfig.timeout expired (also TimeoutError)
+        └── LlmCallsLimitExceededError RunConfig.max_llm_calls was reached
+
+Vendor exceptions are translated once, at the seam where they enter (``raise ... from exc``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AdkRxError",
+    "AgentNotFoundError",
+    "BackpressureError",
+    "CallbackError",
+    "ConfigurationError",
+    "InstructionError",
+    "InvalidAgentError",
+    "InvocationCancelledError",
+    "InvocationTimeoutError",
+    "LlmCallsLimitExceededError",
+    "MissingCredentialsError",
+    "ModelError",
+    "ReplayMismatchError",
+    "RunError",
+    "SessionExistsError",
+    "SessionNotFoundError",
+    "StopError",
+    "StoreError",
+    "UnknownModelError",
+]
+
+
+class AdkRxError(Exception):
+    """Root of every error adk_rx raises."""
+
+
+class ConfigurationError(AdkRxError, ValueError):
+    """The caller used adk_rx wrongly; the message says what to change."""
+
+
+class InvalidAgentError(ConfigurationError):
+    """An agent tree cannot be built as given (name, parent, duplicate)."""
+
+
+class UnknownModelError(ConfigurationError):
+    """No registered pattern matches the model name."""
+
+
+class MissingCredentialsError(ConfigurationError):
+    """A model provider needs a credential that is not configured."""
+
+
+class SessionExistsError(ConfigurationError):
+    """A session with that id already exists for this app and user."""
+
+
+class SessionNotFoundError(AdkRxError, LookupError):
+    """The session does not exist for this app and user."""
+
+
+class RunError(AdkRxError):
+    """Something failed while an invocation was running."""
+
+
+class ModelError(RunError):
+    """A model call failed.
+
+    Attributes:
+        status: the provider's HTTP status or error code, when there is one.
+        retryable: whether trying again may succeed (rate limits, 5xx, lost connections).
+    """
+
+    def __init__(
+        self, message: str, *, status: int | str | None = None, retryable: bool = False
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+
+
+class ReplayMismatchError(ModelError):
+    """A replayed model received a request that the recording does not hold."""
+
+
+class CallbackError(RunError):
+    """A callback or plugin hook raised; the original exception is ``__cause__``."""
+
+
+class InstructionError(RunError):
+    """An instruction template could not be filled from the session state."""
+
+
+class AgentNotFoundError(RunError):
+    """A transfer named an agent that is not in the agent tree."""
+
+
+class StoreError(RunError):
+    """A session, artifact or memory store failed; nothing half-written was kept."""
+
+
+class BackpressureError(RunError):
+    """A bounded buffer overflowed under the ``"error"`` strategy."""
+
+
+class StopError(AdkRxError):
+    """The invocation was stopped on purpose (cancel, deadline, budget)."""
+
+
+class InvocationCancelledError(StopError):
+    """The invocation was cancelled by disposing its subscription."""
+
+
+class InvocationTimeoutError(StopError, TimeoutError):
+    """``RunConfig.timeout`` expired; the invocation was cancelled."""
+
+
+class LlmCallsLimitExceededError(StopError):
+    """The invocation would exceed ``RunConfig.max_llm_calls``."""

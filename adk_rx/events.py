@@ -1,0 +1,304 @@
+"""Events and their actions: the immutable values an invocation produces.
+
+An :class:`Event` is one thing that happened in a session: a user message, a model reply
+(or a streamed chunk of one), a tool's response. State changes never mutate anything in
+place: they ride on the event as ``actions.state_delta`` and the Runner applies them when it
+persists the event.
+
+Both classes are frozen, slotted dataclasses: assigning a field raises, and an event costs a
+few hundred bytes. JSON uses ADK's camelCase keys (``invocationId``, ``stateDelta``...) and
+accepts snake_case on input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar
+
+import pydantic
+from google.genai import types
+from pydantic.alias_generators import to_camel
+
+from adk_rx.errors import ConfigurationError
+
+__all__ = ["Event", "EventActions", "ToolConfirmation", "new_event_id"]
+
+
+
+class _EmptyMapping(Mapping[str, Any]):
+    """A shared, hashable, read-only empty mapping: the default of every action map."""
+
+    def __getitem__(self, key: str) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and not other
+
+    def __repr__(self) -> str:
+        return "{}"
+
+
+_EMPTY: Mapping[str, Any] = _EmptyMapping()
+# Action maps are typed as read-only Mappings; on the wire they are plain objects.
+_Map = Annotated[Mapping[str, Any], pydantic.PlainSerializer(dict, return_type=dict[str, Any])]
+_JSON_CONFIG = pydantic.ConfigDict(
+    alias_generator=to_camel, populate_by_name=True, arbitrary_types_allowed=True
+)
+
+
+def new_event_id() -> str:
+    """Returns a fresh event id (uuid4 hex)."""
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True, slots=True)
+class ToolConfirmation:
+    """A request for, or an answer to, a human confirmation of one tool call."""
+
+    __pydantic_config__: ClassVar[pydantic.ConfigDict] = _JSON_CONFIG
+
+    hint: str = ""
+    confirmed: bool = False
+    payload: Any = None
+
+
+def _deep_merge(left: Mapping[str, Any], right: Mapping[str, Any], path: str) -> dict[str, Any]:
+    merged = dict(left)
+    for key, value in right.items():
+        old = merged.get(key)
+        if isinstance(old, Mapping) and isinstance(value, Mapping):
+            old_keys = {type(k) for k in old}
+            new_keys = {type(k) for k in value}
+            if old_keys and new_keys and old_keys != new_keys:
+                raise ConfigurationError(
+                    f"cannot merge state delta at {path}{key!s}: nested key types differ "
+                    f"({sorted(t.__name__ for t in old_keys)} vs "
+                    f"{sorted(t.__name__ for t in new_keys)})"
+                )
+            merged[key] = _deep_merge(old, value, f"{path}{key!s}.")
+        else:
+            merged[key] = value
+    return merged
+
+
+@dataclass(frozen=True, slots=True)
+class EventActions:
+    """What an event asks the runtime to do besides showing its content.
+
+    Attributes:
+        state_delta: state keys written by this event (``State.REMOVED`` deletes a key).
+        artifact_delta: artifact file name -> version saved by this event.
+        transfer_to_agent: hand the conversation to the named agent.
+        escalate: ask the enclosing loop or parallel agent to stop.
+        skip_summarization: a tool's response is final; the model is not called again.
+        end_of_agent: the agent that produced this event is done for this invocation.
+        requested_auth_configs: function call id -> auth request (opaque to the core).
+        requested_tool_confirmations: function call id -> the confirmation a tool asks for.
+    """
+
+    __pydantic_config__: ClassVar[pydantic.ConfigDict] = _JSON_CONFIG
+
+    state_delta: _Map = _EMPTY
+    artifact_delta: _Map = _EMPTY
+    transfer_to_agent: str | None = None
+    escalate: bool | None = None
+    skip_summarization: bool | None = None
+    end_of_agent: bool | None = None
+    requested_auth_configs: _Map = _EMPTY
+    requested_tool_confirmations: Annotated[
+        Mapping[str, ToolConfirmation],
+        pydantic.PlainSerializer(dict, return_type=dict[str, ToolConfirmation]),
+    ] = _EMPTY
+
+    def merge(self, other: EventActions) -> EventActions:
+        """Returns these actions with ``other`` laid on top.
+
+        Scalars: the last non-None value wins (``end_of_agent`` and ``escalate`` are OR-ed).
+        ``state_delta`` is deep-merged; the other maps are merged key by key.
+
+        Raises:
+            ConfigurationError: two nested state values have keys of different types.
+        """
+        if other is EMPTY_ACTIONS:
+            return self
+        if self is EMPTY_ACTIONS:
+            return other
+        return EventActions(
+            state_delta=_deep_merge(self.state_delta, other.state_delta, ""),
+            artifact_delta={**self.artifact_delta, **other.artifact_delta},
+            transfer_to_agent=_last(self.transfer_to_agent, other.transfer_to_agent),
+            escalate=_either(self.escalate, other.escalate),
+            skip_summarization=_last(self.skip_summarization, other.skip_summarization),
+            end_of_agent=_either(self.end_of_agent, other.end_of_agent),
+            requested_auth_configs={**self.requested_auth_configs, **other.requested_auth_configs},
+            requested_tool_confirmations={
+                **self.requested_tool_confirmations,
+                **other.requested_tool_confirmations,
+            },
+        )
+
+    def is_empty(self) -> bool:
+        """True when the actions ask for nothing."""
+        return self == EMPTY_ACTIONS
+
+    def replace(self, **changes: Any) -> EventActions:
+        """Returns a copy with the given fields changed."""
+        return dataclasses.replace(self, **changes)
+
+
+def _last(a: Any, b: Any) -> Any:
+    return a if b is None else b
+
+
+def _either(a: bool | None, b: bool | None) -> bool | None:
+    if a is None and b is None:
+        return None
+    return bool(a) or bool(b)
+
+
+EMPTY_ACTIONS = EventActions()
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One immutable entry of a session's history.
+
+    Attributes:
+        id: uuid4 hex, unique per event.
+        invocation_id: ``e-<uuid>`` of the invocation that produced the event.
+        author: the agent's name, or ``"user"``.
+        content: what was said (text, function calls or responses, media).
+        actions: state changes and control requests carried by the event.
+        long_running_tool_ids: ids of calls to long-running tools that are still pending.
+        partial: a streamed chunk; shown to subscribers, never persisted.
+        turn_complete: the model finished its turn (streaming).
+        error_code, error_message: the model (or the runtime) reports an error.
+        finish_reason: why the model stopped.
+        usage_metadata: token counts reported by the model.
+        interrupted: the model's turn was interrupted.
+        branch: ``"parallel.child"`` path isolating parallel branches.
+        timestamp: seconds since the epoch (float).
+        custom_metadata: free-form data for the application.
+    """
+
+    __pydantic_config__: ClassVar[pydantic.ConfigDict] = _JSON_CONFIG
+
+    author: str = ""
+    content: types.Content | None = None
+    invocation_id: str = ""
+    id: str = field(default_factory=new_event_id)
+    actions: EventActions = EMPTY_ACTIONS
+    long_running_tool_ids: frozenset[str] | None = None
+    partial: bool | None = None
+    turn_complete: bool | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+    finish_reason: str | None = None
+    usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
+    interrupted: bool | None = None
+    branch: str | None = None
+    timestamp: float = field(default_factory=time.time)
+    custom_metadata: _Map | None = None
+
+    new_id: ClassVar = staticmethod(new_event_id)
+
+    def replace(self, **changes: Any) -> Event:
+        """Returns a copy with the given fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def get_function_calls(self) -> list[types.FunctionCall]:
+        """The function calls in the content, in order."""
+        content = self.content
+        if content is None or not content.parts:
+            return []
+        return [p.function_call for p in content.parts if p.function_call is not None]
+
+    def get_function_responses(self) -> list[types.FunctionResponse]:
+        """The function responses in the content, in order."""
+        content = self.content
+        if content is None or not content.parts:
+            return []
+        return [p.function_response for p in content.parts if p.function_response is not None]
+
+    def has_trailing_code_execution_result(self) -> bool:
+        """True when the last part is a code execution result."""
+        content = self.content
+        if content is None or not content.parts:
+            return False
+        return content.parts[-1].code_execution_result is not None
+
+    def is_final_response(self) -> bool:
+        """True when this event ends the agent's turn.
+
+        An event that skips summarization or carries pending long-running calls is final.
+        Otherwise it is final when it is complete (not partial), has no function calls or
+        responses and does not end with a code execution result.
+        """
+        if self.actions.skip_summarization or self.long_running_tool_ids:
+            return True
+        return (
+            not self.partial
+            and not self.get_function_calls()
+            and not self.get_function_responses()
+            and not self.has_trailing_code_execution_result()
+        )
+
+    def has_pending_long_running_tool_call(self) -> bool:
+        """True when a function call of this event is listed as long-running."""
+        ids = self.long_running_tool_ids
+        return bool(ids) and any(c.id in ids for c in self.get_function_calls())
+
+    def text(self) -> str:
+        """The concatenated non-thought text of the content ('' when there is none)."""
+        content = self.content
+        if content is None or not content.parts:
+            return ""
+        return "".join(p.text for p in content.parts if p.text and not p.thought)
+
+    def stringify_content(self) -> str:
+        """The content as one string: its text, or its JSON when it has no text."""
+        if self.content is None:
+            return ""
+        text = self.text()
+        if text:
+            return text
+        return self.content.model_dump_json(exclude_none=True, by_alias=True)
+
+    def to_json(self) -> str:
+        """Serialises the event (camelCase keys, ``None`` fields left out)."""
+        return _EVENT_ADAPTER.dump_json(self, by_alias=True, exclude_none=True).decode()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-compatible dict of :meth:`to_json`."""
+        return _EVENT_ADAPTER.dump_python(self, mode="json", by_alias=True, exclude_none=True)
+
+    @classmethod
+    def from_json(cls, data: str | bytes) -> Event:
+        """Parses an event written by :meth:`to_json` (snake_case keys accepted too)."""
+        return _EVENT_ADAPTER.validate_json(data)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Event:
+        """Builds an event from a JSON-compatible dict."""
+        return _EVENT_ADAPTER.validate_python(dict(data))
+
+    def __repr__(self) -> str:  # short: events show up in test failures a lot
+        body = json.dumps(self.stringify_content())[:80]
+        return f"Event(author={self.author!r}, content={body}, id={self.id[:8]})"
+
+
+_EVENT_ADAPTER: pydantic.TypeAdapter[Event] = pydantic.TypeAdapter(Event)

@@ -1,0 +1,40 @@
+"""The model seam: one method, ``generate_content``, returning a cold Observable."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from reactivex import Observable
+
+from adk_rx.models.llm_request import LlmRequest
+from adk_rx.models.llm_response import LlmResponse
+
+__all__ = ["BaseLlm"]
+
+
+class BaseLlm(ABC):
+    """A model. Subclasses implement :meth:`generate_content` and nothing else.
+
+    Construct as ``MyLlm(model="name")``.
+
+    Attributes:
+        model: the model name sent to the provider.
+    """
+
+    def __init__(self, model: str = "", **_: Any) -> None:
+        self.model = model
+
+    @abstractmethod
+    def generate_content(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> Observable[LlmResponse]:
+        """Calls the model; cold (nothing happens before subscription).
+
+        Without ``stream``: exactly one response. With ``stream``: ``partial=True`` chunks as
+        they arrive, then one aggregated complete response. Disposing the subscription must
+        stop the call (cancel the task, close the HTTP response).
+        """
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r})"

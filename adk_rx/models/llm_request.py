@@ -1,0 +1,89 @@
+"""LlmRequest: what the flow sends to a model; callbacks may edit it before the call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+from adk_rx.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from adk_rx.tools.base import BaseTool
+
+__all__ = ["LlmRequest"]
+
+
+@dataclass(slots=True)
+class LlmRequest:
+    """A model request under construction.
+
+    Mutable on purpose: request processors and ``before_model`` callbacks edit it in place.
+
+    Attributes:
+        model: the model name.
+        contents: the conversation, oldest first.
+        config: generation settings; holds the system instruction and tool declarations.
+        tools_dict: tool name -> tool, for the tools declared in ``config.tools``.
+    """
+
+    model: str | None = None
+    contents: list[types.Content] = field(default_factory=list)
+    config: types.GenerateContentConfig = field(default_factory=types.GenerateContentConfig)
+    tools_dict: dict[str, BaseTool] = field(default_factory=dict)
+
+    def append_instructions(self, instructions: list[str]) -> None:
+        """Adds instructions to the single system-instruction text, joined by blank lines."""
+        texts = [t for t in instructions if t]
+        if not texts:
+            return
+        current = self.system_instruction_text()
+        joined = "\n\n".join([current, *texts] if current else texts)
+        self.config.system_instruction = types.Content(
+            role="user", parts=[types.Part(text=joined)]
+        )
+
+    def system_instruction_text(self) -> str:
+        """The system instruction as plain text ('' when there is none)."""
+        si: Any = self.config.system_instruction
+        if si is None:
+            return ""
+        if isinstance(si, str):
+            return si
+        if isinstance(si, types.Part):
+            return si.text or ""
+        if isinstance(si, types.Content):
+            return "\n\n".join(p.text for p in si.parts or [] if p.text)
+        return str(si)
+
+    def append_tools(self, tools: list[BaseTool]) -> None:
+        """Declares ``tools`` to the model; a name already declared raises."""
+        declarations: list[types.FunctionDeclaration] = []
+        for tool in tools:
+            if tool.name in self.tools_dict:
+                raise ConfigurationError(
+                    f"two tools are named {tool.name!r} on one request; tool names must be unique"
+                )
+            self.tools_dict[tool.name] = tool
+            declaration = tool.declaration()
+            if declaration is not None:
+                declarations.append(declaration)
+        if not declarations:
+            return
+        config_tools = list(self.config.tools or [])
+        for existing in config_tools:
+            if isinstance(existing, types.Tool) and existing.function_declarations is not None:
+                existing.function_declarations = [*existing.function_declarations, *declarations]
+                break
+        else:
+            config_tools.append(types.Tool(function_declarations=declarations))
+        self.config.tools = config_tools
+
+    def function_declarations(self) -> list[types.FunctionDeclaration]:
+        """Every function declaration in ``config.tools``."""
+        found: list[types.FunctionDeclaration] = []
+        for tool in self.config.tools or []:
+            if isinstance(tool, types.Tool) and tool.function_declarations:
+                found.extend(tool.function_declarations)
+        return found

@@ -1,0 +1,104 @@
+"""LlmRegistry: model names (regex patterns) to model factories."""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from adk_rx.errors import UnknownModelError
+from adk_rx.models.base import BaseLlm
+
+__all__ = ["LlmRegistry"]
+
+LlmFactory = Callable[[str], BaseLlm]
+
+
+class _OnDefault:
+    """Binds a method to the instance, or to the default registry when called on the class."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self._fn = fn
+        functools.update_wrapper(self, fn)  # type: ignore[arg-type]
+
+    def __get__(self, obj: LlmRegistry | None, cls: type[LlmRegistry]) -> Callable[..., Any]:
+        return functools.partial(self._fn, obj if obj is not None else cls.default())
+
+
+class LlmRegistry:
+    """Maps model-name patterns to factories.
+
+    ``LlmRegistry.register(...)`` / ``LlmRegistry.resolve(...)`` on the class use the
+    process-wide default registry; an instance (``LlmRegistry()``) is an independent
+    registry, e.g. for a test. Nothing is cached: ``resolve`` calls the factory each time,
+    so a later registration takes effect at once. The most recent matching registration
+    wins, so an application can override a built-in pattern.
+    """
+
+    _default: ClassVar[LlmRegistry | None] = None
+    _default_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, *, builtins: bool = False) -> None:
+        self._lock = threading.Lock()
+        self._entries: list[tuple[str, re.Pattern[str], LlmFactory]] = []
+        if builtins:
+            _register_builtins(self)
+
+    @classmethod
+    def default(cls) -> LlmRegistry:
+        """The process-wide registry (with the built-in providers registered)."""
+        if cls._default is None:
+            with cls._default_lock:
+                if cls._default is None:
+                    cls._default = LlmRegistry(builtins=True)
+        return cls._default
+
+    @_OnDefault
+    def register(self, pattern: str, factory: LlmFactory) -> None:
+        """Registers ``factory`` for model names that fully match ``pattern``."""
+        compiled = re.compile(pattern)
+        with self._lock:
+            self._entries.append((pattern, compiled, factory))
+
+    @_OnDefault
+    def resolve(self, name: str) -> BaseLlm:
+        """A model for ``name`` from the latest matching factory.
+
+        Raises:
+            UnknownModelError: no pattern matches; the message lists the patterns.
+        """
+        with self._lock:
+            entries = list(self._entries)
+        for _, compiled, factory in reversed(entries):
+            if compiled.fullmatch(name):
+                return factory(name)
+        patterns = ", ".join(p for p, _, _ in entries) or "(none)"
+        raise UnknownModelError(
+            f"no model is registered for {name!r}; registered patterns: {patterns}. "
+            "Register one with LlmRegistry.register(pattern, factory) or pass a BaseLlm."
+        )
+
+    @_OnDefault
+    def patterns(self) -> list[str]:
+        """The registered patterns, oldest first."""
+        with self._lock:
+            return [p for p, _, _ in self._entries]
+
+
+def _gemini(name: str) -> BaseLlm:
+    from adk_rx.models.gemini import GeminiLlm
+
+    return GeminiLlm(model=name)
+
+
+def _openai(name: str) -> BaseLlm:
+    from adk_rx.models.openai_compat import OpenAiCompatibleLlm
+
+    return OpenAiCompatibleLlm(model=name.removeprefix("openai/"))
+
+
+def _register_builtins(registry: LlmRegistry) -> None:
+    registry.register(r"gemini-.*", _gemini)
+    registry.register(r"openai/.+", _openai)

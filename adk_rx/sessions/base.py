@@ -1,0 +1,119 @@
+"""The session-service seam: five methods, each returning a cold Observable."""
+
+from __future__ import annotations
+
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+from reactivex import Observable
+
+from adk_rx.errors import ConfigurationError
+from adk_rx.events import Event
+from adk_rx.sessions.session import GetSessionConfig, ListSessionsResponse, Session
+from adk_rx.state import State
+
+__all__ = ["BaseSessionService", "ScopedDelta", "split_delta"]
+
+
+class BaseSessionService(ABC):
+    """Stores sessions, their events and their scoped state.
+
+    Every method returns a *cold* Observable: nothing happens until it is subscribed.
+    ``create_session`` is a Single, ``get_session`` a Maybe (empty when not found),
+    ``list_sessions`` a Single, ``delete_session`` a Completable and ``append_event`` a
+    Single that emits the stored event.
+
+    ``append_event(session, event)`` stores the event, applies its state delta to the stored
+    session (``app:`` and ``user:`` keys to their shared scopes, ``temp:`` keys nowhere) and
+    brings the given ``session`` view up to date. A partial event is neither stored nor
+    applied.
+    """
+
+    @abstractmethod
+    def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: Mapping[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Observable[Session]:
+        """Creates a session (a new uuid when ``session_id`` is empty) and emits it."""
+
+    @abstractmethod
+    def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Observable[Session]:
+        """Emits the session, or completes empty when it does not exist."""
+
+    @abstractmethod
+    def list_sessions(self, *, app_name: str, user_id: str) -> Observable[ListSessionsResponse]:
+        """Emits the user's sessions of the app, without their events."""
+
+    @abstractmethod
+    def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> Observable[None]:
+        """Deletes the session and its events; completes (also when it did not exist)."""
+
+    @abstractmethod
+    def append_event(self, session: Session, event: Event) -> Observable[Event]:
+        """Stores ``event`` in ``session`` and emits it."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook, no-op by default
+        """Releases connections or threads the service holds."""
+
+
+def check_ids(app_name: str, user_id: str, session_id: str | None = None) -> None:
+    """Raises ConfigurationError for an empty or non-string app name, user id or session id."""
+    for label, value in (("app_name", app_name), ("user_id", user_id)):
+        if not isinstance(value, str) or not value:
+            raise ConfigurationError(f"{label} must be a non-empty string, got {value!r}")
+    if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
+        raise ConfigurationError(f"session_id must be a non-empty string, got {session_id!r}")
+
+
+def new_session_id(session_id: str | None) -> str:
+    """The given id stripped, or a fresh uuid when it is empty."""
+    if session_id is not None and not isinstance(session_id, str):
+        raise ConfigurationError(f"session_id must be a string, got {session_id!r}")
+    session_id = (session_id or "").strip()
+    return session_id or uuid.uuid4().hex
+
+
+class ScopedDelta:
+    """A state delta split by scope; ``temp:`` keys are dropped."""
+
+    __slots__ = ("app", "session", "user")
+
+    def __init__(self) -> None:
+        self.app: dict[str, Any] = {}
+        self.user: dict[str, Any] = {}
+        self.session: dict[str, Any] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.app or self.user or self.session)
+
+
+def split_delta(delta: Mapping[str, Any]) -> ScopedDelta:
+    """Splits a delta into app, user and session parts, keeping prefixes; drops ``temp:``."""
+    scoped = ScopedDelta()
+    for key, value in delta.items():
+        if key.startswith(State.APP_PREFIX):
+            scoped.app[key] = value
+        elif key.startswith(State.USER_PREFIX):
+            scoped.user[key] = value
+        elif not key.startswith(State.TEMP_PREFIX):
+            scoped.session[key] = value
+    return scoped
+
+
+def update_view(session: Session, event: Event) -> None:
+    """Brings a caller's session view up to date after ``event`` was stored."""
+    if not session.take_applied(event):
+        session.apply(event)

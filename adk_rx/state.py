@@ -1,0 +1,111 @@
+"""Session state as seen by callbacks and tools: committed value plus a pending delta.
+
+Keys are scoped by prefix:
+
+* ``app:`` keys are shared by every session of the app;
+* ``user:`` keys by every session of the same user of the app;
+* ``temp:`` keys live for one invocation and are never persisted;
+* other keys belong to the session.
+
+A :class:`State` never writes through to the session. Writes go to its delta, reads see the
+delta first; the delta leaves with the next event the context produces, and the Runner
+applies it to the session when it persists that event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import Any, ClassVar
+
+__all__ = ["REMOVED", "State", "apply_delta", "persistent_delta"]
+
+REMOVED = "__ADK_SENTINEL_REMOVED__"
+"""The value a delta holds for a key it deletes (serialises as plain JSON)."""
+
+
+def _is_removed(value: Any) -> bool:
+    return value.__class__ is str and value == REMOVED
+
+
+class State(MutableMapping[str, Any]):
+    """A mutable view of session state that records every write in a delta.
+
+    Args:
+        value: the committed state (not modified).
+        delta: where writes are recorded; shared with the event that will carry them.
+    """
+
+    APP_PREFIX: ClassVar[str] = "app:"
+    USER_PREFIX: ClassVar[str] = "user:"
+    TEMP_PREFIX: ClassVar[str] = "temp:"
+    REMOVED: ClassVar[str] = REMOVED
+
+    __slots__ = ("_delta", "_value")
+
+    def __init__(self, value: Mapping[str, Any], delta: dict[str, Any] | None = None) -> None:
+        self._value = value
+        self._delta: dict[str, Any] = {} if delta is None else delta
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._delta:
+            value = self._delta[key]
+            if _is_removed(value):
+                raise KeyError(key)
+            return value
+        return self._value[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._delta[key] = REMOVED if value is None else value
+
+    def __delitem__(self, key: str) -> None:
+        if key not in self:
+            raise KeyError(key)
+        self._delta[key] = REMOVED
+
+    def __contains__(self, key: object) -> bool:
+        if key in self._delta:
+            return not _is_removed(self._delta[key])  # type: ignore[index]
+        return key in self._value
+
+    def __iter__(self) -> Iterator[str]:
+        seen = set()
+        for key in self._value:
+            if key in self:
+                seen.add(key)
+                yield key
+        for key, value in self._delta.items():
+            if key not in seen and not _is_removed(value):
+                yield key
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def has_delta(self) -> bool:
+        """True when something was written through this view."""
+        return bool(self._delta)
+
+    @property
+    def delta(self) -> dict[str, Any]:
+        """The writes recorded so far (``REMOVED`` marks deletions)."""
+        return self._delta
+
+    def to_dict(self) -> dict[str, Any]:
+        """The state as a plain dict, delta applied."""
+        return {key: self[key] for key in self}
+
+    def __repr__(self) -> str:
+        return f"State({self.to_dict()!r})"
+
+
+def apply_delta(target: dict[str, Any], delta: Mapping[str, Any]) -> None:
+    """Applies a state delta to a plain dict in place (``REMOVED`` deletes)."""
+    for key, value in delta.items():
+        if _is_removed(value):
+            target.pop(key, None)
+        else:
+            target[key] = value
+
+
+def persistent_delta(delta: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a delta that is stored: everything but ``temp:`` keys."""
+    return {k: v for k, v in delta.items() if not k.startswith(State.TEMP_PREFIX)}

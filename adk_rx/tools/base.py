@@ -1,0 +1,68 @@
+"""The tool seam: a name, a declaration for the model, and ``run_async``."""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+from reactivex import Observable
+
+from adk_rx.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from adk_rx.context import ToolContext
+    from adk_rx.models.llm_request import LlmRequest
+
+__all__ = ["BaseTool", "check_tool_name"]
+
+_TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,63}$")
+
+
+def check_tool_name(name: str) -> str:
+    """Returns ``name`` if a model can call it, else raises ConfigurationError."""
+    if not isinstance(name, str) or not _TOOL_NAME.match(name):
+        raise ConfigurationError(
+            f"invalid tool name {name!r}: use a letter or underscore, then letters, digits, "
+            "'_', '.' or '-' (at most 64 characters)"
+        )
+    return name
+
+
+class BaseTool(ABC):
+    """A capability the model can call.
+
+    Attributes:
+        name: the wire name the model calls (an identifier).
+        description: what the tool does, shown to the model.
+        is_long_running: the call may finish in a later turn (its id goes into
+            ``Event.long_running_tool_ids``).
+    """
+
+    def __init__(self, *, name: str, description: str = "", is_long_running: bool = False):
+        self.name = check_tool_name(name)
+        self.description = description
+        self.is_long_running = is_long_running
+        self.custom_metadata: dict[str, Any] = {}
+
+    def declaration(self) -> types.FunctionDeclaration | None:
+        """The function declaration sent to the model; None keeps the tool undeclared."""
+        return None
+
+    @abstractmethod
+    def run_async(
+        self, *, args: Mapping[str, Any], tool_context: ToolContext
+    ) -> Observable[Any]:
+        """Runs the tool; a cold Observable of at most one result (a dict, or None)."""
+
+    def process_llm_request(
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> Observable[None] | None:
+        """Adjusts the request before the model call; by default declares the tool."""
+        llm_request.append_tools([self])
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
