@@ -1,0 +1,52 @@
+"""The artifact-service seam: versioned files attached to a session (or to a user)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from google.genai import types
+from reactivex import Observable
+
+__all__ = ["BaseArtifactService", "USER_PREFIX"]
+
+USER_PREFIX = "user:"
+"""A file name starting with this prefix is shared by all sessions of the user."""
+
+
+class BaseArtifactService(ABC):
+    """Stores artifacts; every save makes a new version (0, 1, 2, ...).
+
+    Every method takes keyword arguments and returns a cold Observable.
+    """
+
+    @abstractmethod
+    def save_artifact(
+        self, *, app_name: str, user_id: str, session_id: str, filename: str,
+        artifact: types.Part,
+    ) -> Observable[int]:
+        """Saves a new version and emits its number."""
+
+    @abstractmethod
+    def load_artifact(
+        self, *, app_name: str, user_id: str, session_id: str, filename: str,
+        version: int | None = None,
+    ) -> Observable[types.Part]:
+        """Emits the given version (latest when None), or completes empty."""
+
+    @abstractmethod
+    def list_artifact_keys(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> Observable[list[str]]:
+        """Emits the sorted file names visible to the session (its own and the user's)."""
+
+    @abstractmethod
+    def list_versions(
+        self, *, app_name: str, user_id: str, session_id: str, filename: str
+    ) -> Observable[list[int]]:
+        """Emits the versions of a file (empty list when it does not exist)."""
+
+    @abstractmethod
+    def delete_artifact(
+        self, *, app_name: str, user_id: str, session_id: str, filename: str
+    ) -> Observable[None]:
+        """Deletes every version of a file; a Completable."""
