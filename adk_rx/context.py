@@ -1,0 +1,337 @@
+"""Contexts: what an invocation carries, and what callbacks and tools may see and do.
+
+* :class:`InvocationContext` - one per agent per invocation (copied, never mutated, when
+  the runtime descends into a sub-agent); the parts shared by the whole invocation
+  (LLM-call budget, cancellation, scratch data) live in one :class:`InvocationShared`.
+* :class:`ReadonlyContext` - read-only view for instruction providers.
+* :class:`CallbackContext` - state writes and artifact saves recorded as the next event's
+  actions (never written through to the session).
+* :class:`ToolContext` - a callback context for one function call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+from reactivex import Observable
+from reactivex import operators as ops
+
+from adk_rx.errors import ConfigurationError, LlmCallsLimitExceededError
+from adk_rx.events import EMPTY_ACTIONS, Event, EventActions, ToolConfirmation
+from adk_rx.run_config import RunConfig
+from adk_rx.state import State
+
+if TYPE_CHECKING:
+    from reactivex.abc import SchedulerBase
+
+    from adk_rx.agents.base import BaseAgent
+    from adk_rx.artifacts.base import BaseArtifactService
+    from adk_rx.memory.base import BaseMemoryService, SearchMemoryResponse
+    from adk_rx.plugins import PluginManager
+    from adk_rx.sessions.base import BaseSessionService
+    from adk_rx.sessions.session import Session
+
+__all__ = [
+    "ActionsBuilder",
+    "CallbackContext",
+    "InvocationContext",
+    "InvocationShared",
+    "ReadonlyContext",
+    "ToolContext",
+    "new_invocation_id",
+]
+
+
+def new_invocation_id() -> str:
+    """A fresh invocation id: ``e-<uuid4>``."""
+    return f"e-{uuid.uuid4()}"
+
+
+class InvocationShared:
+    """Per-invocation state shared by every context copy of that invocation.
+
+    Attributes:
+        callback_data: scratch space shared by callbacks and plugins of the invocation.
+        cancelled: set once the invocation is cancelled (disposal or deadline).
+    """
+
+    __slots__ = ("_lock", "callback_data", "cancelled", "llm_calls", "max_llm_calls")
+
+    def __init__(self, max_llm_calls: int) -> None:
+        self._lock = threading.Lock()
+        self.llm_calls = 0
+        self.max_llm_calls = max_llm_calls
+        self.callback_data: dict[str, Any] = {}
+        self.cancelled = threading.Event()
+
+    def count_llm_call(self) -> None:
+        """Counts one model call; raises when the invocation's budget is spent."""
+        with self._lock:
+            self.llm_calls += 1
+            calls = self.llm_calls
+        if 0 < self.max_llm_calls < calls:
+            raise LlmCallsLimitExceededError(
+                f"max number of llm calls limit of {self.max_llm_calls} exceeded; raise "
+                "RunConfig.max_llm_calls (0 or less means unlimited) or fix the loop"
+            )
+
+
+@dataclass(slots=True)
+class InvocationContext:
+    """Everything one agent needs while it runs within an invocation.
+
+    Copies are made with :meth:`copy` when the runtime descends into a sub-agent or a
+    branch; ``end_invocation`` is per copy, ``shared`` is one object per invocation.
+    """
+
+    session_service: BaseSessionService
+    session: Session
+    agent: BaseAgent
+    invocation_id: str = field(default_factory=new_invocation_id)
+    branch: str | None = None
+    user_content: types.Content | None = None
+    run_config: RunConfig = field(default_factory=RunConfig)
+    artifact_service: BaseArtifactService | None = None
+    memory_service: BaseMemoryService | None = None
+    plugin_manager: PluginManager | None = None
+    io_scheduler: SchedulerBase | None = None
+    timer_scheduler: SchedulerBase | None = None
+    end_invocation: bool = False
+    shared: InvocationShared = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.shared is None:
+            self.shared = InvocationShared(self.run_config.max_llm_calls)
+
+    def copy(self, **changes: Any) -> InvocationContext:
+        """A copy with some fields changed; ``shared`` stays the same object."""
+        changes.setdefault("end_invocation", False)
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def app_name(self) -> str:
+        """The session's app name."""
+        return self.session.app_name
+
+    @property
+    def user_id(self) -> str:
+        """The session's user id."""
+        return self.session.user_id
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the invocation was cancelled."""
+        return self.shared.cancelled.is_set()
+
+    def increment_llm_call_count(self) -> None:
+        """Counts a model call against ``RunConfig.max_llm_calls``."""
+        self.shared.count_llm_call()
+
+
+class ReadonlyContext:
+    """What instruction providers may read: identity, user message, state and events."""
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self, invocation_context: InvocationContext) -> None:
+        self._ctx = invocation_context
+
+    @property
+    def invocation_context(self) -> InvocationContext:
+        """The underlying invocation context."""
+        return self._ctx
+
+    @property
+    def user_content(self) -> types.Content | None:
+        """The user message that started the invocation."""
+        return self._ctx.user_content
+
+    @property
+    def invocation_id(self) -> str:
+        """The invocation id (``e-<uuid>``)."""
+        return self._ctx.invocation_id
+
+    @property
+    def branch(self) -> str | None:
+        """The branch path of the running agent."""
+        return self._ctx.branch
+
+    @property
+    def agent_name(self) -> str:
+        """The running agent's name."""
+        return self._ctx.agent.name
+
+    @property
+    def app_name(self) -> str:
+        """The app name."""
+        return self._ctx.session.app_name
+
+    @property
+    def user_id(self) -> str:
+        """The user id."""
+        return self._ctx.session.user_id
+
+    @property
+    def session_id(self) -> str:
+        """The session id."""
+        return self._ctx.session.id
+
+    @property
+    def state(self) -> Mapping[str, Any]:
+        """The session state, read-only."""
+        return MappingProxyType(self._ctx.session.state)
+
+    @property
+    def events(self) -> list[Event]:
+        """The session's events so far (do not modify)."""
+        return self._ctx.session.events
+
+
+@dataclass(slots=True)
+class ActionsBuilder:
+    """Mutable actions collected by a callback or tool; frozen into the event's actions."""
+
+    state_delta: dict[str, Any] = field(default_factory=dict)
+    artifact_delta: dict[str, int] = field(default_factory=dict)
+    transfer_to_agent: str | None = None
+    escalate: bool | None = None
+    skip_summarization: bool | None = None
+    end_of_agent: bool | None = None
+    requested_auth_configs: dict[str, Any] = field(default_factory=dict)
+    requested_tool_confirmations: dict[str, ToolConfirmation] = field(default_factory=dict)
+
+    def freeze(self) -> EventActions:
+        """The collected actions as an immutable EventActions (shared empty when empty)."""
+        if not (
+            self.state_delta
+            or self.artifact_delta
+            or self.transfer_to_agent is not None
+            or self.escalate is not None
+            or self.skip_summarization is not None
+            or self.end_of_agent is not None
+            or self.requested_auth_configs
+            or self.requested_tool_confirmations
+        ):
+            return EMPTY_ACTIONS
+        return EventActions(
+            state_delta=dict(self.state_delta),
+            artifact_delta=dict(self.artifact_delta),
+            transfer_to_agent=self.transfer_to_agent,
+            escalate=self.escalate,
+            skip_summarization=self.skip_summarization,
+            end_of_agent=self.end_of_agent,
+            requested_auth_configs=dict(self.requested_auth_configs),
+            requested_tool_confirmations=dict(self.requested_tool_confirmations),
+        )
+
+
+class CallbackContext(ReadonlyContext):
+    """A context whose state writes and artifact saves become an event's actions.
+
+    ``state`` reads the session state and records writes in ``actions.state_delta``; the
+    session itself changes only when the Runner applies the event that carries them.
+    """
+
+    __slots__ = ("_state", "actions")
+
+    def __init__(
+        self, invocation_context: InvocationContext, actions: ActionsBuilder | None = None
+    ) -> None:
+        super().__init__(invocation_context)
+        self.actions = ActionsBuilder() if actions is None else actions
+        self._state = State(invocation_context.session.state, self.actions.state_delta)
+
+    @property
+    def state(self) -> State:  # type: ignore[override]
+        """The session state; writes are recorded as this context's state delta."""
+        return self._state
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the invocation is cancelled; long sync work should check it."""
+        return self._ctx.cancelled
+
+    def _artifacts(self) -> BaseArtifactService:
+        service = self._ctx.artifact_service
+        if service is None:
+            raise ConfigurationError(
+                "no artifact service is configured; pass artifact_service= to the Runner"
+            )
+        return service
+
+    def save_artifact(self, filename: str, artifact: types.Part) -> Observable[int]:
+        """Saves a new version of ``filename``; emits the version and records it."""
+        ctx = self._ctx
+
+        def record(version: int) -> None:
+            self.actions.artifact_delta[filename] = version
+
+        return self._artifacts().save_artifact(
+            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id,
+            filename=filename, artifact=artifact,
+        ).pipe(ops.do_action(record))
+
+    def load_artifact(self, filename: str, version: int | None = None) -> Observable[types.Part]:
+        """Emits the artifact (latest version when None), or completes empty."""
+        ctx = self._ctx
+        return self._artifacts().load_artifact(
+            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id,
+            filename=filename, version=version,
+        )
+
+    def list_artifacts(self) -> Observable[list[str]]:
+        """Emits the file names of the session's artifacts."""
+        ctx = self._ctx
+        return self._artifacts().list_artifact_keys(
+            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id
+        )
+
+
+class ToolContext(CallbackContext):
+    """The context of one function call.
+
+    Attributes:
+        function_call_id: the id of the call being answered.
+        tool_confirmation: the user's answer, when this call is being resumed after a
+            confirmation request.
+    """
+
+    __slots__ = ("function_call_id", "tool_confirmation")
+
+    def __init__(
+        self,
+        invocation_context: InvocationContext,
+        *,
+        function_call_id: str | None = None,
+        tool_confirmation: ToolConfirmation | None = None,
+        actions: ActionsBuilder | None = None,
+    ) -> None:
+        super().__init__(invocation_context, actions)
+        self.function_call_id = function_call_id
+        self.tool_confirmation = tool_confirmation
+
+    def request_confirmation(self, hint: str = "", payload: Any = None) -> None:
+        """Asks the user to confirm this call; the answer resumes it in a later turn."""
+        if not self.function_call_id:
+            raise ConfigurationError("request_confirmation needs a function call id")
+        self.actions.requested_tool_confirmations[self.function_call_id] = ToolConfirmation(
+            hint=hint, payload=payload
+        )
+
+    def search_memory(self, query: str) -> Observable[SearchMemoryResponse]:
+        """Searches the memory service for this app and user."""
+        service = self._ctx.memory_service
+        if service is None:
+            raise ConfigurationError(
+                "no memory service is configured; pass memory_service= to the Runner"
+            )
+        return service.search_memory(
+            app_name=self._ctx.app_name, user_id=self._ctx.user_id, query=query
+        )

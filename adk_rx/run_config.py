@@ -1,0 +1,66 @@
+"""RunConfig: per-invocation settings (streaming, tool execution, budgets, deadlines)."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = ["RunConfig", "StreamingMode", "ToolExecutionMode"]
+
+
+class StreamingMode(enum.Enum):
+    """How the model's output reaches the subscriber."""
+
+    NONE = "none"
+    """One complete response per model call."""
+    SSE = "sse"
+    """Partial events as the model streams (never persisted), then the aggregate."""
+    BIDI = "bidi"
+    """Live, bidirectional streaming (reserved; runs like SSE in this version)."""
+
+
+class ToolExecutionMode(enum.Enum):
+    """How the function calls of one model response run."""
+
+    NONE = "none"
+    """The default: same as PARALLEL."""
+    SEQUENTIAL = "sequential"
+    """One after another, in call order."""
+    PARALLEL = "parallel"
+    """All at once; blocking tools run on the I/O scheduler, so they overlap too."""
+
+
+class RunConfig(BaseModel):
+    """Settings of one invocation. Immutable; ``model_copy(update=...)`` to vary.
+
+    Attributes:
+        streaming_mode: NONE (default), SSE or BIDI.
+        tool_execution_mode: NONE (= PARALLEL), SEQUENTIAL or PARALLEL.
+        max_llm_calls: model calls allowed per invocation; 0 or less means unlimited.
+        auto_create_session: create a missing session instead of failing.
+        save_input_blobs_as_artifacts: store inline data of the user message as artifacts.
+        timeout: seconds before the invocation is cancelled with InvocationTimeoutError.
+        tool_timeout: seconds one tool call may take; then the model gets
+            ``{"error": "timeout"}`` and the run goes on.
+        custom_metadata: free-form data for plugins and callbacks.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    streaming_mode: StreamingMode = StreamingMode.NONE
+    tool_execution_mode: ToolExecutionMode = ToolExecutionMode.NONE
+    max_llm_calls: int = 500
+    auto_create_session: bool = False
+    save_input_blobs_as_artifacts: bool = False
+    timeout: float | None = Field(default=None, gt=0)
+    tool_timeout: float | None = Field(default=None, gt=0)
+    custom_metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("max_llm_calls")
+    @classmethod
+    def _not_max_int(cls, value: int) -> int:
+        if value >= 2**31 - 1:
+            raise ValueError("max_llm_calls must be below 2**31 - 1; use 0 for unlimited")
+        return value
