@@ -1,0 +1,6 @@
+"""Memory services: the seam and the in-memory store."""
+
+from adk_rx.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
+from adk_rx.memory.in_memory import InMemoryMemoryService
+
+__all__ = ["BaseMemoryService", "InMemoryMemoryService", "MemoryEntry", "SearchMemoryResponse"]
