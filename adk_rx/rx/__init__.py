@@ -1,0 +1,32 @@
+"""Reactive helpers: schedulers, bridges between Rx, threads and asyncio, and flow control.
+
+This package depends only on ``reactivex`` and the standard library (plus the error tree of
+``adk_rx.errors``), so the rest of adk_rx can build on it.
+"""
+
+from adk_rx.rx.bridges import (
+    from_async,
+    from_blocking,
+    from_blocking_iterable,
+    to_async_iterable,
+    to_iterable,
+)
+from adk_rx.rx.schedulers import io_scheduler, runtime_loop, set_io_scheduler, timer_scheduler
+from adk_rx.rx.subscribe_on import subscribe_on_eager
+from adk_rx.rx.sync import completable, maybe, single
+
+__all__ = [
+    "completable",
+    "from_async",
+    "from_blocking",
+    "from_blocking_iterable",
+    "io_scheduler",
+    "maybe",
+    "runtime_loop",
+    "set_io_scheduler",
+    "single",
+    "subscribe_on_eager",
+    "timer_scheduler",
+    "to_async_iterable",
+    "to_iterable",
+]

@@ -1,0 +1,237 @@
+"""Bridges out of Rx: a blocking iterator and an async iterator with a bounded buffer.
+
+Both hold at most ``max_buffer`` items and make a producer on another thread wait for room:
+real backpressure from the consumer to the source. Leaving the loop early (``break``, an
+exception, ``close()`` / ``aclose()``, or dropping the iterator) disposes the subscription and
+releases a blocked producer. A source error is raised in the consumer after the items that
+preceded it. Nothing is subscribed until the first item is requested.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import AsyncIterator, Iterator
+from types import TracebackType
+from typing import Generic, TypeVar, cast
+
+from reactivex import Observable, abc, typing
+from reactivex.scheduler import NewThreadScheduler
+
+from adk_rx.rx._channel import EMPTY, END, Channel
+from adk_rx.rx.subscribe_on import subscribe_on_eager
+
+__all__ = ["to_async_iterable", "to_iterable"]
+
+T = TypeVar("T")
+
+
+def _producer_thread(target: typing.StartableTarget) -> threading.Thread:
+    return threading.Thread(target=target, name="adk_rx-to_iterable", daemon=True)
+
+
+class _BlockingIterator(Iterator[T], Generic[T]):
+    def __init__(self, source: Observable[T], max_buffer: int) -> None:
+        if max_buffer < 1:
+            raise ValueError(f"max_buffer must be at least 1, got {max_buffer}")
+        self._source = source
+        self._max_buffer = max_buffer
+        self._consumer = threading.get_ident()
+        self._ready = threading.Event()
+        self._channel: Channel[T] | None = None
+        self._subscription: abc.DisposableBase | None = None
+        self._closed = False
+
+    def _start(self) -> Channel[T]:
+        channel: Channel[T] = Channel(
+            self._max_buffer, lambda: threading.get_ident() != self._consumer, self._ready.set
+        )
+        self._channel = channel
+        # A synchronous source would emit everything inside subscribe(), on this thread, where
+        # it cannot be blocked; subscribing on a thread of its own lets the buffer push back.
+        self._subscription = self._source.pipe(
+            subscribe_on_eager(NewThreadScheduler(_producer_thread))
+        ).subscribe(channel.put, channel.finish, channel.finish)
+        return channel
+
+    def __next__(self) -> T:
+        if self._closed:
+            raise StopIteration
+        self._consumer = threading.get_ident()
+        channel = self._channel or self._start()
+        while True:
+            try:
+                item = channel.take()
+            except BaseException:
+                self.close()
+                raise
+            if item is EMPTY:
+                self._ready.wait()
+                self._ready.clear()
+                continue
+            if item is END:
+                self.close()
+                raise StopIteration
+            return cast(T, item)
+
+    def close(self) -> None:
+        """Disposes the subscription and releases a blocked producer; idempotent."""
+        self._closed = True
+        if self._subscription is not None:
+            self._subscription.dispose()
+        if self._channel is not None:
+            self._channel.close()
+
+    def __enter__(self) -> _BlockingIterator[T]:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def to_iterable(observable: Observable[T], max_buffer: int = 128) -> Iterator[T]:
+    """Iterates an Observable in blocking code, with a bounded buffer.
+
+    The source is subscribed on a thread of its own at the first ``next()``, so even a
+    synchronous source blocks in ``on_next`` while ``max_buffer`` items wait: a producer never
+    runs more than ``max_buffer + 1`` items ahead of the consumer. Items emitted on the
+    consumer's own thread cannot wait and are buffered beyond the bound. Leaving the loop
+    early disposes the subscription (at once in CPython; call ``close()`` or use the iterator
+    as a context manager to be explicit).
+
+    Marble diagram::
+
+        source:        --a--b--c--|        --a--#e
+        to_iterable:   yields a, b, c      yields a, then raises e
+
+    Args:
+        observable: the source.
+        max_buffer: how many items may wait for the consumer.
+
+    Returns:
+        A blocking iterator (with ``close()`` and context-manager support).
+    """
+    return _BlockingIterator(observable, max_buffer)
+
+
+class _AsyncIterator(AsyncIterator[T], Generic[T]):
+    def __init__(self, source: Observable[T], max_buffer: int) -> None:
+        if max_buffer < 1:
+            raise ValueError(f"max_buffer must be at least 1, got {max_buffer}")
+        self._source = source
+        self._max_buffer = max_buffer
+        self._channel: Channel[T] | None = None
+        self._ready: asyncio.Event | None = None
+        self._subscription: abc.DisposableBase | None = None
+        self._closed = False
+
+    def _start(self) -> tuple[Channel[T], asyncio.Event]:
+        loop = asyncio.get_running_loop()
+        loop_thread = threading.get_ident()
+        ready = asyncio.Event()
+
+        def wake() -> None:
+            if threading.get_ident() == loop_thread:
+                ready.set()
+                return
+            # A closed loop has nobody left to wake.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(ready.set)
+
+        # The loop thread must never wait: it runs the consumer. Items pushed on it (by a
+        # synchronous source or a task on this loop) are buffered beyond max_buffer.
+        channel: Channel[T] = Channel(
+            self._max_buffer, lambda: threading.get_ident() != loop_thread, wake
+        )
+        self._channel, self._ready = channel, ready
+        self._subscription = self._source.subscribe(channel.put, channel.finish, channel.finish)
+        return channel, ready
+
+    def __aiter__(self) -> _AsyncIterator[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        if self._closed:
+            raise StopAsyncIteration
+        if self._channel is None or self._ready is None:
+            channel, ready = self._start()
+        else:
+            channel, ready = self._channel, self._ready
+        while True:
+            try:
+                item = channel.take()
+            except BaseException:
+                self.close()
+                raise
+            if item is EMPTY:
+                try:
+                    await ready.wait()
+                except BaseException:
+                    self.close()
+                    raise
+                ready.clear()
+                continue
+            if item is END:
+                self.close()
+                raise StopAsyncIteration
+            return cast(T, item)
+
+    def close(self) -> None:
+        """Disposes the subscription and releases a blocked producer; idempotent."""
+        self._closed = True
+        if self._subscription is not None:
+            self._subscription.dispose()
+        if self._channel is not None:
+            self._channel.close()
+
+    async def aclose(self) -> None:
+        """Same as :meth:`close`, for ``contextlib.aclosing`` and async-generator habits."""
+        self.close()
+
+    async def __aenter__(self) -> _AsyncIterator[T]:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def to_async_iterable(observable: Observable[T], max_buffer: int = 128) -> AsyncIterator[T]:
+    """Iterates an Observable with ``async for``, with a bounded buffer.
+
+    The source is subscribed on the consumer's loop at the first ``__anext__``. A producer on
+    another thread blocks in ``on_next`` while ``max_buffer`` items wait. A producer on the
+    loop thread itself cannot block, because blocking it would stop the consumer too: its items
+    are buffered beyond the bound instead (a synchronous source is therefore read in full at
+    subscribe time). Leaving the ``async for`` early disposes the subscription (at once in
+    CPython; call ``aclose()`` or use ``async with`` to be explicit).
+
+    Marble diagram::
+
+        source:              --a--b--c--|        --a--#e
+        to_async_iterable:   yields a, b, c      yields a, then raises e
+
+    Args:
+        observable: the source.
+        max_buffer: how many items may wait for the consumer.
+
+    Returns:
+        An async iterator (with ``aclose()`` and async-context-manager support).
+    """
+    return _AsyncIterator(observable, max_buffer)

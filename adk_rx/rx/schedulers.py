@@ -1,0 +1,155 @@
+"""The process-wide schedulers and the runtime asyncio loop of adk_rx.
+
+Three shared resources, each created lazily and thread-safely on first use:
+
+* :func:`io_scheduler`: a ``ThreadPoolScheduler`` for blocking work (sync tools, sync model
+  clients, sqlite). Its size comes from ``ADK_RX_IO_WORKERS`` (default 32).
+* :func:`timer_scheduler`: one ``EventLoopScheduler`` thread that runs every timeout and retry
+  delay, so a timer never costs a thread of its own.
+* :func:`runtime_loop`: the asyncio loop that runs coroutines and async generators: the caller's
+  running loop if there is one, otherwise one background loop thread owned by adk_rx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from typing import Any, TypeVar
+
+from reactivex import abc, typing
+from reactivex.scheduler import EventLoopScheduler, ThreadPoolScheduler
+
+__all__ = ["io_scheduler", "runtime_loop", "set_io_scheduler", "timer_scheduler"]
+
+_TState = TypeVar("_TState")
+
+_log = logging.getLogger(__name__)
+
+_DEFAULT_IO_WORKERS = 32
+
+_lock = threading.Lock()
+_io: ThreadPoolScheduler | None = None
+_timer: EventLoopScheduler | None = None
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def _io_workers() -> int:
+    raw = os.environ.get("ADK_RX_IO_WORKERS", "")
+    try:
+        workers = int(raw) if raw.strip() else _DEFAULT_IO_WORKERS
+    except ValueError:
+        _log.warning("ADK_RX_IO_WORKERS=%r is not an integer; using %d", raw, _DEFAULT_IO_WORKERS)
+        return _DEFAULT_IO_WORKERS
+    return max(1, workers)
+
+
+def io_scheduler() -> ThreadPoolScheduler:
+    """Returns the shared scheduler for blocking work.
+
+    The pool is created on first use with ``ADK_RX_IO_WORKERS`` threads (default 32). Under
+    the GIL, CPU-bound work gains nothing from it; use it for work that waits.
+    """
+    global _io
+    scheduler = _io
+    if scheduler is None:
+        with _lock:
+            if _io is None:
+                _io = ThreadPoolScheduler(max_workers=_io_workers())
+            scheduler = _io
+    return scheduler
+
+
+def set_io_scheduler(scheduler: ThreadPoolScheduler) -> None:
+    """Replaces the shared I/O scheduler for work scheduled from now on.
+
+    Work already running on the previous pool finishes there; the previous pool is not shut
+    down, because the caller may still own it.
+
+    Args:
+        scheduler: the pool that :func:`io_scheduler` returns from now on.
+    """
+    global _io
+    with _lock:
+        _io = scheduler
+
+
+class _SurvivingEventLoopScheduler(EventLoopScheduler):
+    """An ``EventLoopScheduler`` whose thread survives an action that raises.
+
+    A stock ``EventLoopScheduler`` thread dies on the first exception and every later action
+    is silently never run. A shared timer thread cannot afford that: one faulty callback would
+    stop every timeout in the process, so the exception is logged instead.
+    """
+
+    def schedule_absolute(
+        self,
+        duetime: typing.AbsoluteTime,
+        action: typing.ScheduledAction[_TState],
+        state: _TState | None = None,
+    ) -> abc.DisposableBase:
+        def guarded(scheduler: abc.SchedulerBase, state_: _TState | None) -> Any:
+            try:
+                return action(scheduler, state_)
+            except Exception:
+                _log.exception("an action on the adk_rx timer scheduler raised")
+                return None
+
+        return super().schedule_absolute(duetime, guarded, state)
+
+
+def _timer_thread(target: typing.StartableTarget) -> threading.Thread:
+    return threading.Thread(target=target, name="adk_rx-timer", daemon=True)
+
+
+def timer_scheduler() -> abc.SchedulerBase:
+    """Returns the shared single-thread scheduler for timeouts and delays.
+
+    One daemon thread serves every timer in the process; the thread starts with the first
+    scheduled action. Actions must be short: they share the thread.
+    """
+    global _timer
+    scheduler = _timer
+    if scheduler is None:
+        with _lock:
+            if _timer is None:
+                _timer = _SurvivingEventLoopScheduler(thread_factory=_timer_thread)
+            scheduler = _timer
+    return scheduler
+
+
+def _start_background_loop() -> asyncio.AbstractEventLoop:
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        loop.call_soon(started.set)
+        loop.run_forever()
+
+    threading.Thread(target=run, name="adk_rx-loop", daemon=True).start()
+    # Wait until the loop runs so that the first call_soon_threadsafe is never lost.
+    started.wait()
+    return loop
+
+
+def runtime_loop() -> asyncio.AbstractEventLoop:
+    """Returns the asyncio loop that adk_rx runs coroutines on, as seen from this thread.
+
+    If the calling thread runs an event loop, that loop is returned, so coroutines started
+    from asyncio code stay on the caller's loop. Otherwise the result is one background loop
+    in a daemon thread owned by adk_rx, started on first use.
+    """
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    global _loop
+    loop = _loop
+    if loop is None:
+        with _lock:
+            if _loop is None:
+                _loop = _start_background_loop()
+            loop = _loop
+    return loop
