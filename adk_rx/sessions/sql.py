@@ -1,0 +1,389 @@
+"""SqlSessionService: sessions in SQLite (embedded default) or PostgreSQL (shared by processes).
+
+An append is one short transaction::
+
+    lock the session row         (SQLite: BEGIN IMMEDIATE; PostgreSQL: SELECT ... FOR UPDATE)
+    insert the event at next_seq (the sequence number comes from the row, never from the caller)
+    update the session row       (next_seq + 1, update time, session keys of the delta)
+    upsert / delete shared keys  (one row per user: / app: key; temp: keys are dropped)
+
+Nothing compares versions or timestamps, so a writer whose session view is behind (another
+process appended meanwhile) never fails: its event simply takes the next sequence number.
+Every method runs its database work on the shared I/O scheduler through
+:func:`adk_rx.rx.from_blocking`, never on the subscribing thread or event loop.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from reactivex import Observable, abc
+from reactivex import operators as ops
+
+from adk_rx.errors import SessionExistsError, SessionNotFoundError
+from adk_rx.events import Event
+from adk_rx.rx import from_blocking
+from adk_rx.sessions import sql_schema as schema
+from adk_rx.sessions import sql_statements as sql
+from adk_rx.sessions.base import (
+    BaseSessionService,
+    ScopedDelta,
+    check_ids,
+    new_session_id,
+    split_delta,
+    update_view,
+)
+from adk_rx.sessions.codec import (
+    decode_state,
+    decode_value,
+    encode_event,
+    encode_state,
+    encode_value,
+)
+from adk_rx.sessions.session import (
+    GetSessionConfig,
+    ListSessionsResponse,
+    Session,
+    merge_scoped_state,
+)
+from adk_rx.sessions.sql_engine import Database
+from adk_rx.state import REMOVED, apply_delta
+
+__all__ = ["SqlSessionService"]
+
+_Key = tuple[str, str, str]
+
+
+class _EventCache:
+    """Decoded events by (session key, seq), so a re-read does not parse JSON again.
+
+    Events are immutable, so sharing them between views is safe. An entry is used only when
+    the stored event id matches, which keeps it right after a session is deleted and
+    re-created under the same id (possibly by another process).
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._lock = threading.Lock()
+        self._events: OrderedDict[tuple[str, str, str, int], Event] = OrderedDict()
+
+    def get(self, key: tuple[str, str, str, int], event_id: str) -> Event | None:
+        event = self._events.get(key)
+        return event if event is not None and event.id == event_id else None
+
+    def put(self, key: tuple[str, str, str, int], event: Event) -> None:
+        if self._capacity <= 0:
+            return
+        with self._lock:
+            self._events[key] = event
+            if len(self._events) > self._capacity:
+                self._events.popitem(last=False)
+
+
+class SqlSessionService(BaseSessionService):
+    """Stores sessions in a SQL database through SQLAlchemy Core.
+
+    Creating the service does no I/O; the tables are created on first use.
+
+    Args:
+        url: ``"sqlite:///path.db"`` or ``"postgresql://user@host/db"`` (psycopg 3 driver).
+        scheduler: where blocking database work runs (default: the shared I/O scheduler).
+        event_cache_size: decoded events kept in memory for re-reads (0 turns it off).
+        busy_timeout: seconds a SQLite writer waits for another process's lock.
+        **engine_options: passed to :func:`sqlalchemy.create_engine` (e.g. ``pool_size``).
+
+    Raises:
+        ConfigurationError: the URL names neither SQLite nor PostgreSQL.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        scheduler: abc.SchedulerBase | None = None,
+        event_cache_size: int = 10_000,
+        busy_timeout: float = 30.0,
+        **engine_options: Any,
+    ) -> None:
+        self._db = Database(url, busy_timeout=busy_timeout, **engine_options)
+        self._scheduler = scheduler
+        self._cache = _EventCache(event_cache_size)
+        self._upserts = sql.Upserts(self._db.is_sqlite)
+
+    @property
+    def database(self) -> Database:
+        """The engine and transactions this service uses (for sibling stores and tests)."""
+        return self._db
+
+    # -- the five methods ------------------------------------------------------------------
+
+    def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: Mapping[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Observable[Session]:
+        """Creates a session; ``app:`` / ``user:`` keys of ``state`` go to their scopes."""
+
+        def create() -> Session:
+            check_ids(app_name, user_id)
+            sid = new_session_id(session_id)
+            scoped = split_delta(state or {})
+            own: dict[str, Any] = {}
+            apply_delta(own, scoped.session)
+            row = {
+                "app_name": app_name,
+                "user_id": user_id,
+                "id": sid,
+                "state": encode_state(own),
+                "create_time": time.time(),
+                "next_seq": 0,
+            }
+            row["update_time"] = row["create_time"]
+            shared = _encode_shared(scoped)
+            key = {"app": app_name, "user": user_id}
+            self._ready()
+            with self._db.write("creating a session") as conn:
+                if conn.execute(self._upserts.create_session, row).rowcount == 0:
+                    raise SessionExistsError(
+                        f"session {sid!r} already exists for app {app_name!r}, user {user_id!r}"
+                    )
+                self._write_shared(conn, key, shared)
+                app_state, user_state = _read_shared(conn, key)
+            return Session(
+                id=sid,
+                app_name=app_name,
+                user_id=user_id,
+                state=merge_scoped_state(own, app_state, user_state),
+                last_update_time=row["update_time"],
+            )
+
+        return from_blocking(create, self._scheduler)
+
+    def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Observable[Session]:
+        """Emits the session with the events ``config`` selects, or completes empty.
+
+        ``num_recent_events=N`` reads only the newest N event rows (``ORDER BY seq DESC
+        LIMIT N``); ``after_timestamp`` is filtered in SQL too.
+        """
+
+        def get() -> Session | None:
+            check_ids(app_name, user_id, session_id)
+            self._ready()
+            key = {"app": app_name, "user": user_id, "sid": session_id}
+            count = None if config is None else config.num_recent_events
+            after = None if config is None else config.after_timestamp
+            with self._db.read("reading a session") as conn:
+                row = conn.execute(sql.READ_SESSION, key).one_or_none()
+                if row is None:
+                    return None
+                app_state, user_state = _read_shared(conn, key)
+                rows: Sequence[Any] = ()
+                if count is None or count > 0:
+                    query = sql.events_query(limited=count is not None, after=after is not None)
+                    rows = conn.execute(query, {**key, "count": count, "after": after}).all()
+            cache_key = (app_name, user_id, session_id)
+            return Session(
+                id=session_id,
+                app_name=app_name,
+                user_id=user_id,
+                state=merge_scoped_state(decode_state(row.state), app_state, user_state),
+                events=[self._decode(cache_key, seq, eid, body) for seq, eid, body in rows],
+                last_update_time=row.update_time,
+            )
+
+        return _maybe(from_blocking(get, self._scheduler))
+
+    def list_sessions(self, *, app_name: str, user_id: str) -> Observable[ListSessionsResponse]:
+        """Emits the user's sessions of the app with their state and without events."""
+
+        def list_() -> ListSessionsResponse:
+            check_ids(app_name, user_id)
+            self._ready()
+            key = {"app": app_name, "user": user_id}
+            with self._db.read("listing sessions") as conn:
+                rows = conn.execute(sql.LIST_SESSIONS, key).all()
+                app_state, user_state = _read_shared(conn, key)
+            return ListSessionsResponse(
+                sessions=[
+                    Session(
+                        id=row.id,
+                        app_name=app_name,
+                        user_id=user_id,
+                        state=merge_scoped_state(decode_state(row.state), app_state, user_state),
+                        last_update_time=row.update_time,
+                    )
+                    for row in rows
+                ]
+            )
+
+        return from_blocking(list_, self._scheduler)
+
+    def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> Observable[None]:
+        """Deletes the session and its events; deleting a missing session is not an error."""
+
+        def delete() -> None:
+            check_ids(app_name, user_id, session_id)
+            self._ready()
+            key = {"app": app_name, "user": user_id, "sid": session_id}
+            with self._db.write("deleting a session") as conn:
+                conn.execute(sql.DELETE_EVENTS, key)
+                conn.execute(sql.DELETE_SESSION, key)
+
+        return _completable(from_blocking(delete, self._scheduler))
+
+    def append_event(self, session: Session, event: Event) -> Observable[Event]:
+        """Stores ``event`` at the session's next sequence number and applies its delta.
+
+        A partial event is emitted back without being stored.
+
+        Raises (as ``on_error``):
+            SessionNotFoundError: the session does not exist (deleted meanwhile?).
+            StoreError: the database failed; the transaction was rolled back.
+        """
+
+        def append() -> Event:
+            if event.partial:
+                return event
+            body = encode_event(event)
+            scoped = split_delta(event.actions.state_delta)
+            shared = _encode_shared(scoped)
+            key = {"app": session.app_name, "user": session.user_id, "sid": session.id}
+            self._ready()
+            with self._db.write("appending an event") as conn:
+                seq = _append_row(conn, key, event, body, scoped.session)
+                self._write_shared(conn, key, shared)
+            self._cache.put((session.app_name, session.user_id, session.id, seq), event)
+            update_view(session, event)
+            return event
+
+        return from_blocking(append, self._scheduler)
+
+    def close(self) -> None:
+        """Closes the pooled database connections."""
+        self._db.dispose()
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _ready(self) -> None:
+        self._db.ensure("sessions", _create_tables)
+
+    def _write_shared(self, conn: sa.Connection, key: dict[str, str], shared: _SharedDelta) -> None:
+        # Keys in sorted order, user rows before app rows: every writer takes row locks in
+        # the same order, so two appends can never deadlock on PostgreSQL.
+        for name, value in shared.user:
+            if value is None:
+                conn.execute(sql.DELETE_USER_KEY, {**key, "key": name})
+            else:
+                row = {"app_name": key["app"], "user_id": key["user"], "key": name}
+                conn.execute(self._upserts.set_user_key, {**row, "value": value})
+        for name, value in shared.app:
+            if value is None:
+                conn.execute(sql.DELETE_APP_KEY, {"app": key["app"], "key": name})
+            else:
+                row = {"app_name": key["app"], "key": name, "value": value}
+                conn.execute(self._upserts.set_app_key, row)
+
+    def _decode(self, key: _Key, seq: int, event_id: str, body: str) -> Event:
+        cache_key = (*key, seq)
+        event = self._cache.get(cache_key, event_id)
+        if event is None:
+            event = Event.from_json(body)
+            self._cache.put(cache_key, event)
+        return event
+
+
+def _append_row(
+    conn: sa.Connection,
+    key: dict[str, str],
+    event: Event,
+    body: str,
+    session_delta: Mapping[str, Any],
+) -> int:
+    """Locks the session row, inserts the event at next_seq, advances the row."""
+    lock = sql.LOCK_SESSION_WITH_STATE if session_delta else sql.LOCK_SESSION
+    row = conn.execute(lock, key).one_or_none()
+    if row is None:
+        raise SessionNotFoundError(
+            f"cannot append to session {key['sid']!r} of app {key['app']!r}, "
+            f"user {key['user']!r}: it does not exist (deleted?)"
+        )
+    seq: int = row.next_seq
+    conn.execute(
+        sql.INSERT_EVENT,
+        {
+            "app_name": key["app"],
+            "user_id": key["user"],
+            "session_id": key["sid"],
+            "seq": seq,
+            "id": event.id,
+            "invocation_id": event.invocation_id,
+            "author": event.author,
+            "timestamp": event.timestamp,
+            "body": body,
+        },
+    )
+    changes = {**key, "new_seq": seq + 1, "new_time": event.timestamp}
+    if session_delta:
+        state = decode_state(row.state)
+        apply_delta(state, session_delta)
+        conn.execute(sql.ADVANCE_SESSION_WITH_STATE, {**changes, "new_state": encode_state(state)})
+    else:
+        conn.execute(sql.ADVANCE_SESSION, changes)
+    return seq
+
+
+class _SharedDelta:
+    """The ``user:`` and ``app:`` parts of a delta, JSON-encoded and sorted; None deletes."""
+
+    __slots__ = ("app", "user")
+
+    def __init__(
+        self, user: Sequence[tuple[str, str | None]], app: Sequence[tuple[str, str | None]]
+    ) -> None:
+        self.user = user
+        self.app = app
+
+
+def _encode_shared(scoped: ScopedDelta) -> _SharedDelta:
+    def encode(delta: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+        return [
+            (key, None if value == REMOVED else encode_value(key, value))
+            for key, value in sorted(delta.items())
+        ]
+
+    return _SharedDelta(encode(scoped.user), encode(scoped.app))
+
+
+def _read_shared(conn: sa.Connection, key: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    app_rows = conn.execute(sql.READ_APP_STATE, key)
+    app_state = {name: decode_value(value) for name, value in app_rows}
+    user_rows = conn.execute(sql.READ_USER_STATE, key)
+    return app_state, {name: decode_value(value) for name, value in user_rows}
+
+
+def _create_tables(conn: sa.Connection) -> None:
+    schema.METADATA.create_all(conn)
+    schema.check_version(conn, "sessions", schema.SCHEMA_VERSION)
+
+
+def _maybe(source: Observable[Session | None]) -> Observable[Session]:
+    return source.pipe(ops.filter(lambda s: s is not None))  # type: ignore[return-value]
+
+
+def _completable(source: Observable[None]) -> Observable[None]:
+    return source.pipe(ops.ignore_elements())
