@@ -1,0 +1,274 @@
+"""FunctionTool: a Python function (sync, async, or returning an Observable) as a tool.
+
+How a call runs::
+
+    run_async(args)  --(validate args)--(confirmation?)--(call)--(map the result)--r|
+
+* a sync function runs on the I/O scheduler (``from_blocking``): it never blocks the
+  caller, and several calls overlap;
+* a coroutine function (or async generator) runs as a task on the runtime loop
+  (``from_async``); disposing cancels it;
+* a function annotated to return an ``Observable`` is called at subscribe time and its
+  Observable is used as it is (a sync function that returns one unannotated works too,
+  after its hop through the I/O scheduler).
+
+Result mapping: a dict is kept; ``None`` becomes ``{}`` (a long-running tool keeps ``None``:
+"no response yet"); a pydantic model or dataclass becomes its JSON dict; any other value
+``v`` becomes ``{"result": v}``. A value JSON cannot hold is a :class:`ToolResultError`. When a
+stream or an async generator emits several values, the last one is the result.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pydantic
+import pydantic_core
+import reactivex as rx
+from google.genai import types
+from reactivex import Observable
+from reactivex import operators as ops
+
+from adk_rx.context import ToolContext
+from adk_rx.errors import ConfigurationError, RunError
+from adk_rx.rx import from_async, from_blocking
+from adk_rx.tools.base import BaseTool
+from adk_rx.tools.schema import (
+    BoundCall,
+    callable_target,
+    describe_validation_error,
+    function_schema,
+)
+
+__all__ = [
+    "REJECTED",
+    "REQUIRES_CONFIRMATION",
+    "ConfirmationPolicy",
+    "FunctionTool",
+    "ToolArgumentsError",
+    "ToolResultError",
+    "as_tool",
+    "parse_docstring",
+]
+
+REQUIRES_CONFIRMATION = "This tool call requires confirmation, please approve or reject."
+"""The error a confirmation-required tool answers until the user has confirmed."""
+
+REJECTED = "This tool call is rejected."
+"""The error a confirmation-required tool answers when the user rejected the call."""
+
+ConfirmationPolicy = bool | Callable[[dict[str, Any]], bool]
+"""``require_confirmation``: always/never, or decided per call from the validated arguments."""
+
+
+# Google-style sections left out of a tool's description; "Args:" ones also feed the schema.
+_ARGS_SECTIONS = frozenset({"args", "arguments", "parameters", "params", "keyword args"})
+_HIDDEN_SECTIONS = _ARGS_SECTIONS | {"returns", "return", "yields", "yield", "raises"}
+_SECTION = re.compile(r"^(\s*)([A-Za-z][A-Za-z ]*):\s*$")
+_ARG = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Splits a Google-style docstring into (description, {parameter: description}).
+
+    The description is the docstring without its ``Args:``, ``Returns:``, ``Yields:`` and
+    ``Raises:`` sections; other sections (``Example:``, ``Note:``) stay in it.
+    """
+    kept: list[str] = []
+    params: dict[str, str] = {}
+    lines = inspect.cleandoc(doc).splitlines()
+    i = 0
+    while i < len(lines):
+        header = _SECTION.match(lines[i])
+        if header is None or header.group(2).strip().lower() not in _HIDDEN_SECTIONS:
+            kept.append(lines[i])
+            i += 1
+            continue
+        indent, is_args = len(header.group(1)), header.group(2).strip().lower() in _ARGS_SECTIONS
+        i += 1
+        current: str | None = None
+        entry_indent: int | None = None
+        while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > indent):
+            line = lines[i]
+            i += 1
+            if not is_args or not line.strip():
+                continue
+            entry_indent = _indent(line) if entry_indent is None else entry_indent
+            match = _ARG.match(line.strip()) if _indent(line) <= entry_indent else None
+            if match is not None:
+                current = str(match.group(1))
+                params[current] = match.group(2).strip()
+            elif current is not None:  # a continuation line of the current entry
+                params[current] = f"{params[current]} {line.strip()}".strip()
+    description = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+    return description, params
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+class ToolArgumentsError(RunError):
+    """The model's arguments do not fit the tool's parameters; the message names them."""
+
+
+class ToolResultError(RunError):
+    """A tool returned a value that cannot be sent to the model as JSON."""
+
+
+class FunctionTool(BaseTool):
+    """Wraps a function as a tool; see the module docstring for how it runs.
+
+    The name is the function's name, the description its docstring without the
+    ``Args:``/``Returns:``/``Raises:`` sections, and the parameters' JSON schema comes from
+    the type hints (see :mod:`adk_rx.tools.schema` for the rules). A parameter named
+    ``tool_context`` receives the call's :class:`~adk_rx.context.ToolContext`.
+
+    Args:
+        func: a sync function, a coroutine function, or a function returning an Observable.
+        name: the tool name instead of the function's name.
+        description: the description instead of the docstring's.
+        require_confirmation: ask the user to approve each call (or the calls for which
+            this callable, given the validated arguments, returns True) before running it.
+
+    Raises:
+        ConfigurationError: the name is not a valid tool name, or a parameter's type cannot
+            be described as JSON schema.
+    """
+
+    _IS_LONG_RUNNING = False
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        require_confirmation: ConfirmationPolicy = False,
+    ) -> None:
+        if not callable(func):
+            raise ConfigurationError(f"FunctionTool needs a callable, got {func!r}")
+        doc, param_descriptions = parse_docstring(inspect.getdoc(callable_target(func)) or "")
+        schema = function_schema(func, name=name, param_descriptions=param_descriptions)
+        super().__init__(
+            name=schema.name,
+            description=self._described(doc if description is None else description),
+            is_long_running=self._IS_LONG_RUNNING,
+        )
+        self.func = func
+        self.require_confirmation = require_confirmation
+        self._schema = schema
+        self._is_async = _is_async(func)
+        self._declaration = types.FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters_json_schema=schema.parameters_json_schema,
+        )
+
+    def _described(self, description: str) -> str:
+        """The description the model sees; subclasses may add to it."""
+        return description
+
+    def declaration(self) -> types.FunctionDeclaration:
+        """The declaration sent to the model (no ``parameters_json_schema`` without parameters)."""
+        return self._declaration
+
+    def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
+        """Validates ``args``, checks confirmation, calls the function; a cold Single.
+
+        Emits the response dict (``None`` for a long-running tool without a result yet).
+        Errors with :class:`ToolArgumentsError` for invalid arguments, with
+        :class:`ToolResultError` for a result JSON cannot hold, and with whatever the
+        function raised.
+        """
+        return rx.defer(lambda _: self._run(args, tool_context))
+
+    def _run(self, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
+        try:
+            call = self._schema.bind(args, tool_context)
+        except pydantic.ValidationError as exc:
+            raise ToolArgumentsError(describe_validation_error(self.name, exc)) from None
+        refusal = self._check_confirmation(call, tool_context)
+        if refusal is not None:
+            return rx.just(refusal)
+        func = self.func
+        if self._is_async:
+            return from_async(lambda: func(*call.args, **call.kwargs)).pipe(
+                ops.last_or_default(None), ops.map(self._to_response)
+            )
+        if self._schema.returns_observable:
+            return _from_stream(func(*call.args, **call.kwargs), self._to_response)
+        scheduler = tool_context.invocation_context.io_scheduler
+        return from_blocking(lambda: func(*call.args, **call.kwargs), scheduler).pipe(
+            ops.flat_map(self._finish)
+        )
+
+    def _finish(self, value: Any) -> Observable[Any]:
+        if isinstance(value, Observable):
+            return _from_stream(value, self._to_response)  # pyright: ignore[reportUnknownArgumentType]
+        return rx.just(self._to_response(value))
+
+    def _check_confirmation(
+        self, call: BoundCall, tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        policy = self.require_confirmation
+        required = policy(call.arguments) if callable(policy) else policy
+        if not required:
+            return None
+        confirmation = tool_context.tool_confirmation
+        if confirmation is None:
+            tool_context.request_confirmation(
+                hint=f"Please approve or reject the call of {self.name} with arguments "
+                f"{call.arguments!r}."
+            )
+            return {"error": REQUIRES_CONFIRMATION}
+        if not confirmation.confirmed:
+            return {"error": REJECTED}
+        return None
+
+    def _to_response(self, value: Any) -> dict[str, Any] | None:
+        if value is None:
+            return None if self.is_long_running else {}
+        try:
+            if isinstance(value, pydantic.BaseModel):
+                return value.model_dump(mode="json")
+            jsonable = pydantic_core.to_jsonable_python(value)
+        except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
+            raise ToolResultError(
+                f"tool {self.name!r} returned a value JSON cannot hold "
+                f"({type(value).__name__}): {exc}"
+            ) from exc
+        if isinstance(jsonable, dict) and (
+            isinstance(value, dict) or dataclasses.is_dataclass(value)
+        ):
+            return jsonable  # pyright: ignore[reportUnknownVariableType]
+        return {"result": jsonable}
+
+
+def _from_stream(
+    stream: Observable[Any], to_response: Callable[[Any], dict[str, Any] | None]
+) -> Observable[Any]:
+    return stream.pipe(ops.last_or_default(None), ops.map(to_response))
+
+
+def _is_async(func: Callable[..., Any]) -> bool:
+    # A partial of a coroutine function counts too (inspect unwraps partials).
+    targets = (func, callable_target(func))
+    return any(inspect.iscoroutinefunction(t) or inspect.isasyncgenfunction(t) for t in targets)
+
+
+def as_tool(tool: BaseTool | Callable[..., Any]) -> BaseTool:
+    """Returns ``tool`` if it is a tool, else wraps the function as a :class:`FunctionTool`.
+
+    Raises:
+        ConfigurationError: ``tool`` is neither a tool nor callable.
+    """
+    if isinstance(tool, BaseTool):
+        return tool
+    if callable(tool):
+        return FunctionTool(tool)
+    raise ConfigurationError(f"not a tool or a function: {tool!r}")
