@@ -4,6 +4,11 @@ This package depends only on ``reactivex`` and the standard library (plus the er
 ``adk_rx.errors``), so the rest of adk_rx can build on it.
 """
 
+from adk_rx.rx.backpressure import (
+    on_backpressure_buffer,
+    on_backpressure_drop,
+    on_backpressure_latest,
+)
 from adk_rx.rx.bridges import (
     from_async,
     from_blocking,
@@ -11,18 +16,29 @@ from adk_rx.rx.bridges import (
     to_async_iterable,
     to_iterable,
 )
+from adk_rx.rx.observe_on_bounded import observe_on_bounded
+from adk_rx.rx.overflow import BufferOverflow, Overflow
 from adk_rx.rx.schedulers import io_scheduler, runtime_loop, set_io_scheduler, timer_scheduler
+from adk_rx.rx.serialize import SerializedSubject, serialize
 from adk_rx.rx.subscribe_on import subscribe_on_eager
 from adk_rx.rx.sync import completable, maybe, single
 
 __all__ = [
+    "BufferOverflow",
+    "Overflow",
+    "SerializedSubject",
     "completable",
     "from_async",
     "from_blocking",
     "from_blocking_iterable",
     "io_scheduler",
     "maybe",
+    "observe_on_bounded",
+    "on_backpressure_buffer",
+    "on_backpressure_drop",
+    "on_backpressure_latest",
     "runtime_loop",
+    "serialize",
     "set_io_scheduler",
     "single",
     "subscribe_on_eager",
