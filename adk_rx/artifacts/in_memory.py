@@ -24,14 +24,14 @@ _Key = tuple[str, str, str | None, str]
 def check_artifact_filename(filename: str) -> str:
     """Returns ``filename`` if it is a safe artifact name, else raises ConfigurationError.
 
-    A name must be a non-empty string without ``..``, ``/``, ``\\`` or NUL, so that no
-    service can be led to write outside its storage (``user:`` is a prefix, not part of
-    the name that is checked).
+    A name must be a non-empty string other than ``.``, without ``..``, ``/``, ``\\`` or
+    NUL, so that no service can be led to write outside its storage (``user:`` is a prefix,
+    not part of the name that is checked).
     """
     if not isinstance(filename, str):
         raise ConfigurationError(f"artifact filename must be a str, got {type(filename).__name__}")
     name = filename.removeprefix(USER_PREFIX)
-    if not name or ".." in name or "/" in name or "\\" in name or "\x00" in name:
+    if name in ("", ".") or ".." in name or "/" in name or "\\" in name or "\x00" in name:
         raise ConfigurationError(
             f"invalid artifact filename {filename!r}: use a non-empty name without '..', "
             "'/', '\\' or NUL (optionally prefixed with 'user:')"
