@@ -151,7 +151,7 @@ class SqlSessionService(BaseSessionService):
             key = {"app": app_name, "user": user_id}
             self._ready()
             with self._db.write("creating a session") as conn:
-                if conn.execute(self._upserts.create_session, row).rowcount == 0:
+                if conn.execute(self._upserts.create_session, row).first() is None:
                     raise SessionExistsError(
                         f"session {sid!r} already exists for app {app_name!r}, user {user_id!r}"
                     )

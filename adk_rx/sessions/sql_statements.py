@@ -79,7 +79,8 @@ class Upserts:
 
     def __init__(self, is_sqlite: bool) -> None:
         insert = sqlite.insert if is_sqlite else postgresql.insert
-        self.create_session = insert(_S).on_conflict_do_nothing()
+        # RETURNING, not rowcount: psycopg reports -1 rows for an ignored insert.
+        self.create_session = insert(_S).on_conflict_do_nothing().returning(_S.c.id)
         user = insert(_U)
         self.set_user_key = user.on_conflict_do_update(
             index_elements=[_U.c.app_name, _U.c.user_id, _U.c.key],
