@@ -1,0 +1,96 @@
+"""adk_rx: an agent runtime on RxPY that mirrors the core of Google's ADK for Java.
+
+Every agent returns a cold ``Observable[Event]``; a :class:`Runner` subscribes to it,
+persists each event and re-emits it. See the README for the model in one page.
+"""
+
+from adk_rx.agents import BaseAgent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+from adk_rx.artifacts.file import FileArtifactService
+from adk_rx.artifacts.in_memory import InMemoryArtifactService
+from adk_rx.context import CallbackContext, InvocationContext, ReadonlyContext, ToolContext
+from adk_rx.errors import (
+    AdkRxError,
+    AgentNotFoundError,
+    BackpressureError,
+    CallbackError,
+    ConfigurationError,
+    InstructionError,
+    InvalidAgentError,
+    InvocationCancelledError,
+    InvocationTimeoutError,
+    LlmCallsLimitExceededError,
+    MissingCredentialsError,
+    ModelError,
+    ReplayMismatchError,
+    RunError,
+    SessionExistsError,
+    SessionNotFoundError,
+    StopError,
+    StoreError,
+    UnknownModelError,
+)
+from adk_rx.events import Event, EventActions
+from adk_rx.memory.in_memory import InMemoryMemoryService
+from adk_rx.models import BaseLlm, LlmRegistry, LlmRequest, LlmResponse
+from adk_rx.plugins import BasePlugin
+from adk_rx.run_config import RunConfig, StreamingMode, ToolExecutionMode
+from adk_rx.runner import InMemoryRunner, Runner
+from adk_rx.sessions import GetSessionConfig, InMemorySessionService, Session
+from adk_rx.sessions.sql import SqlSessionService
+from adk_rx.state import State
+from adk_rx.tools import AgentTool, BaseTool, FunctionTool, LongRunningFunctionTool
+
+__all__ = [
+    "AdkRxError",
+    "AgentNotFoundError",
+    "AgentTool",
+    "BackpressureError",
+    "BaseAgent",
+    "BaseLlm",
+    "BasePlugin",
+    "BaseTool",
+    "CallbackContext",
+    "CallbackError",
+    "ConfigurationError",
+    "Event",
+    "EventActions",
+    "FileArtifactService",
+    "FunctionTool",
+    "GetSessionConfig",
+    "InMemoryArtifactService",
+    "InMemoryMemoryService",
+    "InMemoryRunner",
+    "InMemorySessionService",
+    "InstructionError",
+    "InvalidAgentError",
+    "InvocationCancelledError",
+    "InvocationContext",
+    "InvocationTimeoutError",
+    "LlmAgent",
+    "LlmCallsLimitExceededError",
+    "LlmRegistry",
+    "LlmRequest",
+    "LlmResponse",
+    "LongRunningFunctionTool",
+    "LoopAgent",
+    "MissingCredentialsError",
+    "ModelError",
+    "ParallelAgent",
+    "ReadonlyContext",
+    "ReplayMismatchError",
+    "RunConfig",
+    "RunError",
+    "Runner",
+    "SequentialAgent",
+    "Session",
+    "SessionExistsError",
+    "SessionNotFoundError",
+    "SqlSessionService",
+    "State",
+    "StopError",
+    "StoreError",
+    "StreamingMode",
+    "ToolContext",
+    "ToolExecutionMode",
+    "UnknownModelError",
+]

@@ -1,0 +1,270 @@
+"""BaseAgent: an immutable node of the agent tree that turns a context into events.
+
+``agent.run_async(ctx)`` is cold. Subscribing runs, in order: the before-agent callbacks
+(plugins first; a returned Content replaces the whole run, a state write alone becomes a
+state-only event), the agent's ``_run_async_impl``, and the after-agent callbacks (a
+returned Content or a state write becomes one more event).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+import reactivex as rx
+from google.genai import types
+from reactivex import Observable
+from reactivex import operators as ops
+
+from adk_rx.callbacks import as_callback_list, first_result
+from adk_rx.context import CallbackContext, InvocationContext
+from adk_rx.errors import InvalidAgentError
+from adk_rx.events import Event
+
+__all__ = ["AgentBuilder", "BaseAgent"]
+
+A = TypeVar("A", bound="BaseAgent")
+
+
+def _check_name(name: Any) -> str:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise InvalidAgentError(
+            f"invalid agent name {name!r}: an agent name must be a Python identifier "
+            "(letters, digits and underscores, not starting with a digit)"
+        )
+    if name == "user":
+        raise InvalidAgentError("an agent cannot be named 'user': the name is reserved for "
+                                "the end user's events")
+    return name
+
+
+class BaseAgent:
+    """The root of every agent. Subclasses implement :meth:`_run_async_impl`.
+
+    Args:
+        name: a Python identifier, unique in the tree, not ``"user"``.
+        description: what the agent does; other agents read it when choosing a transfer.
+        sub_agents: child agents; each may have only one parent.
+        before_agent_callback: callable or list, ``(callback_context) -> Content | None``.
+        after_agent_callback: callable or list, ``(callback_context) -> Content | None``.
+
+    Agents are immutable: assigning an attribute after construction raises.
+    """
+
+    # Fields a builder may set, in addition to those of subclasses.
+    _list_fields: ClassVar[frozenset[str]] = frozenset({"sub_agents"})
+    _frozen: bool
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str = "",
+        sub_agents: Sequence[BaseAgent] | None = None,
+        before_agent_callback: Any = None,
+        after_agent_callback: Any = None,
+    ) -> None:
+        self._set("name", _check_name(name))
+        self._set("description", description or "")
+        self._set("parent_agent", None)
+        subs = tuple(sub_agents or ())
+        seen: set[str] = set()
+        for sub in subs:
+            if not isinstance(sub, BaseAgent):
+                raise InvalidAgentError(f"sub-agent {sub!r} of {name!r} is not an agent")
+            if sub.name in seen:
+                raise InvalidAgentError(f"agent {name!r} has two sub-agents named {sub.name!r}")
+            if sub.parent_agent is not None:
+                raise InvalidAgentError(
+                    f"agent {sub.name!r} already has parent {sub.parent_agent.name!r}; "
+                    f"it cannot also be a sub-agent of {name!r} (build a second agent instead)"
+                )
+            seen.add(sub.name)
+        for sub in subs:
+            sub._set("parent_agent", self)
+        self._set("sub_agents", subs)
+        self._set("before_agent_callback", as_callback_list(before_agent_callback))
+        self._set("after_agent_callback", as_callback_list(after_agent_callback))
+        self._set("_frozen", True)
+
+    # -- immutability ------------------------------------------------------------------------
+    def _set(self, attr: str, value: Any) -> None:
+        object.__setattr__(self, attr, value)
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        if getattr(self, "_frozen", False):
+            raise AttributeError(
+                f"agents are immutable: cannot set {attr!r} on {self.name!r}; build a new agent"
+            )
+        object.__setattr__(self, attr, value)
+
+    # -- tree --------------------------------------------------------------------------------
+    name: str
+    description: str
+    parent_agent: BaseAgent | None
+    sub_agents: tuple[BaseAgent, ...]
+    before_agent_callback: tuple[Callable[..., Any], ...]
+    after_agent_callback: tuple[Callable[..., Any], ...]
+
+    @property
+    def root_agent(self) -> BaseAgent:
+        """The top of the tree this agent belongs to."""
+        agent = self
+        while agent.parent_agent is not None:
+            agent = agent.parent_agent
+        return agent
+
+    def find_agent(self, name: str) -> BaseAgent | None:
+        """This agent or the first descendant (depth first) with that name."""
+        if self.name == name:
+            return self
+        return self.find_sub_agent(name)
+
+    def find_sub_agent(self, name: str) -> BaseAgent | None:
+        """The first descendant (depth first) with that name."""
+        for sub in self.sub_agents:
+            found = sub.find_agent(name)
+            if found is not None:
+                return found
+        return None
+
+    # -- running -----------------------------------------------------------------------------
+    def run_async(self, parent_context: InvocationContext) -> Observable[Event]:
+        """Runs the agent; a cold Observable of its events."""
+
+        def start(_: Any) -> Observable[Event]:
+            branch = parent_context.branch
+            if branch:
+                branch = f"{branch}.{self.name}"
+            ctx = parent_context.copy(agent=self, branch=branch)
+            return self._run_with_callbacks(ctx)
+
+        return rx.defer(start)
+
+    def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        """The agent's own behaviour; subclasses return a cold Observable of events."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _run_async_impl")
+
+    def _run_with_callbacks(self, ctx: InvocationContext) -> Observable[Event]:
+        plugins = ctx.plugin_manager
+        has_before = bool(self.before_agent_callback) or (
+            plugins is not None and plugins.has("before_agent_callback")
+        )
+        has_after = bool(self.after_agent_callback) or (
+            plugins is not None and plugins.has("after_agent_callback")
+        )
+        main = rx.defer(lambda _: self._run_async_impl(ctx))
+        if has_after:
+            main = main.pipe(ops.concat(rx.defer(lambda _: self._agent_callbacks(ctx, "after"))))
+        if not has_before:
+            return main
+        return self._agent_callbacks(ctx, "before", main)
+
+    def _agent_callbacks(
+        self, ctx: InvocationContext, which: str, then: Observable[Event] | None = None
+    ) -> Observable[Event]:
+        """Runs before/after callbacks; emits their event (if any), then ``then``."""
+        cc = CallbackContext(ctx)
+        hook = f"{which}_agent_callback"
+        thunks: list[Callable[[], Any]] = []
+        if ctx.plugin_manager is not None:
+            thunks += ctx.plugin_manager.thunks(hook, agent=self, callback_context=cc)
+        thunks += [_bind1(cb, cc) for cb in getattr(self, hook)]
+
+        def decide(content: Any) -> Observable[Event]:
+            if content is not None:
+                if not isinstance(content, types.Content):
+                    raise TypeError(
+                        f"{hook} must return types.Content or None, got {type(content).__name__}"
+                    )
+                if which == "before":
+                    ctx.end_invocation = True
+                return rx.just(self._callback_event(ctx, cc, content))
+            state_only = (
+                rx.just(self._callback_event(ctx, cc, None)) if cc.state.has_delta() else rx.empty()
+            )
+            return state_only if then is None else state_only.pipe(ops.concat(then))
+
+        return first_result(thunks).pipe(ops.default_if_empty(None), ops.flat_map(decide))
+
+    def _callback_event(
+        self, ctx: InvocationContext, cc: CallbackContext, content: types.Content | None
+    ) -> Event:
+        return Event(
+            author=self.name,
+            content=content,
+            invocation_id=ctx.invocation_id,
+            branch=ctx.branch,
+            actions=cc.actions.freeze(),
+        )
+
+    # -- building ----------------------------------------------------------------------------
+    @classmethod
+    def builder(cls: type[A]) -> AgentBuilder[A]:
+        """A fluent builder: ``Agent.builder().name("x").sub_agents(a, b).build()``."""
+        return AgentBuilder(cls)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+def _bind1(cb: Callable[..., Any], arg: Any) -> Callable[[], Any]:
+    def call() -> Any:
+        return cb(arg)
+
+    call.__adk_callback__ = cb  # type: ignore[attr-defined]
+    return call
+
+
+class AgentBuilder(Generic[A]):
+    """Collects constructor arguments through methods named after the fields."""
+
+    def __init__(self, cls: type[A]) -> None:
+        self._cls = cls
+        self._kwargs: dict[str, Any] = {}
+        params: dict[str, inspect.Parameter] = {}
+        for klass in reversed(cls.__mro__):
+            init = klass.__dict__.get("__init__")
+            if init is not None and klass is not object:
+                params.update(inspect.signature(init).parameters)
+        self._fields = {n for n, p in params.items() if p.kind is p.KEYWORD_ONLY}
+        self._lists: frozenset[str] = frozenset().union(
+            *(getattr(k, "_list_fields", frozenset()) for k in cls.__mro__)
+        )
+
+    def __getattr__(self, field: str) -> Callable[..., AgentBuilder[A]]:
+        if field.startswith("_") or field not in self._fields:
+            raise AttributeError(
+                f"{self._cls.__name__}.builder() has no field {field!r}; "
+                f"fields: {', '.join(sorted(self._fields))}"
+            )
+
+        def setter(*values: Any) -> AgentBuilder[A]:
+            if field in self._lists or field.endswith("_callback"):
+                items: list[Any] = []
+                for v in values:
+                    if isinstance(v, list | tuple):
+                        items.extend(v)
+                    else:
+                        items.append(v)
+                previous = self._kwargs.get(field, [])
+                self._kwargs[field] = [*previous, *items]
+            else:
+                if len(values) != 1:
+                    raise TypeError(f"{field}() takes one value, got {len(values)}")
+                self._kwargs[field] = values[0]
+            return self
+
+        return setter
+
+    def build(self) -> A:
+        """Builds the immutable agent."""
+        return self._cls(**self._kwargs)
+
+
+def walk(agent: BaseAgent) -> Iterable[BaseAgent]:
+    """The agent and all its descendants, depth first."""
+    yield agent
+    for sub in agent.sub_agents:
+        yield from walk(sub)

@@ -1,0 +1,201 @@
+"""LlmAgent: an agent driven by a model, with tools, sub-agents and callbacks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Literal
+
+from google.genai import types
+from pydantic import BaseModel, ValidationError
+from reactivex import Observable
+from reactivex import operators as ops
+
+from adk_rx.agents.base import BaseAgent
+from adk_rx.callbacks import as_callback_list
+from adk_rx.context import InvocationContext
+from adk_rx.errors import ConfigurationError, InvalidAgentError
+from adk_rx.events import Event
+from adk_rx.models.base import BaseLlm
+from adk_rx.models.registry import LlmRegistry
+from adk_rx.tools.base import BaseTool
+
+__all__ = ["LlmAgent"]
+
+Instruction = str | Callable[..., Any]
+
+
+def _as_tool(value: Any) -> BaseTool:
+    if isinstance(value, BaseTool):
+        return value
+    if callable(value):
+        from adk_rx.tools.function import FunctionTool
+
+        return FunctionTool(value)
+    raise InvalidAgentError(f"{value!r} is not a tool: pass a BaseTool or a function")
+
+
+class LlmAgent(BaseAgent):
+    """An agent that calls a model in a loop until it gives a final answer.
+
+    Args:
+        name: identifier of the agent.
+        model: a model name (resolved through LlmRegistry) or a BaseLlm; when omitted, the
+            model of the nearest LlmAgent ancestor.
+        description: what the agent does (other agents read it to choose a transfer).
+        instruction: the system instruction, templated with ``{key}`` / ``{key?}`` from
+            state, or a callable ``(ReadonlyContext) -> str`` used as returned.
+        global_instruction: on the root agent: prepended to every agent's instruction.
+        tools: functions and BaseTools the model may call.
+        sub_agents: agents this one may transfer to.
+        output_key: save the agent's final text (or ``output_schema`` object) in this state key.
+        output_schema: a pydantic model the final text must parse as (JSON).
+        input_schema: a pydantic model for the arguments when used through AgentTool.
+        include_contents: ``"default"`` (the history) or ``"none"`` (only the current turn).
+        disallow_transfer_to_parent, disallow_transfer_to_peers: restrict transfers.
+        generate_content_config: generation settings sent with every request.
+        max_steps: stop after this many model calls in one run of the agent.
+        before_agent_callback ... on_tool_error_callback: one callable or a list each.
+    """
+
+    _list_fields: ClassVar[frozenset[str]] = frozenset({"tools", "sub_agents"})
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str | BaseLlm | None = None,
+        description: str = "",
+        instruction: Instruction = "",
+        global_instruction: Instruction = "",
+        tools: Sequence[Any] | None = None,
+        sub_agents: Sequence[BaseAgent] | None = None,
+        output_key: str | None = None,
+        output_schema: type[BaseModel] | None = None,
+        input_schema: type[BaseModel] | None = None,
+        include_contents: Literal["default", "none"] = "default",
+        disallow_transfer_to_parent: bool = False,
+        disallow_transfer_to_peers: bool = False,
+        generate_content_config: types.GenerateContentConfig | None = None,
+        max_steps: int | None = None,
+        before_agent_callback: Any = None,
+        after_agent_callback: Any = None,
+        before_model_callback: Any = None,
+        after_model_callback: Any = None,
+        on_model_error_callback: Any = None,
+        before_tool_callback: Any = None,
+        after_tool_callback: Any = None,
+        on_tool_error_callback: Any = None,
+    ) -> None:
+        super().__init__(
+            name=name,
+            description=description,
+            sub_agents=sub_agents,
+            before_agent_callback=before_agent_callback,
+            after_agent_callback=after_agent_callback,
+        )
+        object.__setattr__(self, "_frozen", False)
+        if model is not None and not isinstance(model, str | BaseLlm):
+            raise InvalidAgentError(f"model of {name!r} must be a model name or a BaseLlm")
+        if include_contents not in ("default", "none"):
+            raise InvalidAgentError(
+                f"include_contents must be 'default' or 'none', got {include_contents!r}"
+            )
+        if generate_content_config is not None and generate_content_config.system_instruction:
+            raise InvalidAgentError(
+                "put the system instruction in instruction=, not in generate_content_config"
+            )
+        if max_steps is not None and max_steps < 1:
+            raise InvalidAgentError(f"max_steps must be >= 1, got {max_steps}")
+        own_tools = tuple(_as_tool(t) for t in tools or ())
+        names: set[str] = set()
+        for tool in own_tools:
+            if tool.name in names:
+                raise InvalidAgentError(f"agent {name!r} has two tools named {tool.name!r}")
+            names.add(tool.name)
+        self.model = model
+        self.instruction = instruction
+        self.global_instruction = global_instruction
+        self.tools = own_tools
+        self.output_key = output_key
+        self.output_schema = output_schema
+        self.input_schema = input_schema
+        self.include_contents = include_contents
+        self.disallow_transfer_to_parent = disallow_transfer_to_parent
+        self.disallow_transfer_to_peers = disallow_transfer_to_peers
+        self.generate_content_config = generate_content_config
+        self.max_steps = max_steps
+        self.before_model_callback = as_callback_list(before_model_callback)
+        self.after_model_callback = as_callback_list(after_model_callback)
+        self.on_model_error_callback = as_callback_list(on_model_error_callback)
+        self.before_tool_callback = as_callback_list(before_tool_callback)
+        self.after_tool_callback = as_callback_list(after_tool_callback)
+        self.on_tool_error_callback = as_callback_list(on_tool_error_callback)
+        self._resolved_model: BaseLlm | None = model if isinstance(model, BaseLlm) else None
+        self._frozen = True
+
+    # -- model ------------------------------------------------------------------------------
+    @property
+    def canonical_model(self) -> BaseLlm:
+        """The model this agent calls: its own, or the nearest LlmAgent ancestor's."""
+        if self._resolved_model is not None:
+            return self._resolved_model
+        if isinstance(self.model, str):
+            resolved = LlmRegistry.resolve(self.model)
+            object.__setattr__(self, "_resolved_model", resolved)
+            return resolved
+        ancestor = self.parent_agent
+        while ancestor is not None:
+            if isinstance(ancestor, LlmAgent) and ancestor.model is not None:
+                return ancestor.canonical_model
+            ancestor = ancestor.parent_agent
+        raise ConfigurationError(
+            f"agent {self.name!r} has no model and no LlmAgent ancestor with one; "
+            "pass model= (a name or a BaseLlm)"
+        )
+
+    # -- tools ------------------------------------------------------------------------------
+    def canonical_tools(self, ctx: InvocationContext | None = None) -> list[BaseTool]:
+        """The tools the model sees: the agent's own plus ``transfer_to_agent`` if it may."""
+        from adk_rx.flows.transfer import transfer_targets
+        from adk_rx.tools.builtins import transfer_to_agent
+
+        tools = list(self.tools)
+        if transfer_targets(self) and all(t.name != transfer_to_agent.name for t in tools):
+            tools.append(transfer_to_agent)
+        return tools
+
+    def tools_by_name(self, ctx: InvocationContext | None = None) -> dict[str, BaseTool]:
+        """The canonical tools keyed by name."""
+        return {tool.name: tool for tool in self.canonical_tools(ctx)}
+
+    # -- running ----------------------------------------------------------------------------
+    def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        from adk_rx.flows.llm_loop import run_llm_flow
+
+        flow = run_llm_flow(self, ctx)
+        if self.output_key is None:
+            return flow
+        return flow.pipe(ops.map(self._save_output))
+
+    def _save_output(self, event: Event) -> Event:
+        if (
+            event.author != self.name
+            or event.partial
+            or not event.is_final_response()
+            or event.content is None
+        ):
+            return event
+        text = event.text()
+        if not text:
+            return event
+        value: Any = text
+        if self.output_schema is not None:
+            try:
+                value = self.output_schema.model_validate_json(text).model_dump(mode="json")
+            except ValidationError:
+                value = text
+        assert self.output_key is not None
+        actions = event.actions.replace(
+            state_delta={**event.actions.state_delta, self.output_key: value}
+        )
+        return event.replace(actions=actions)

@@ -1,0 +1,65 @@
+"""LoopAgent: repeats its sub-agents until one escalates or the iterations run out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import reactivex as rx
+from reactivex import Observable
+from reactivex import operators as ops
+
+from adk_rx.agents.base import BaseAgent
+from adk_rx.context import InvocationContext
+from adk_rx.errors import InvalidAgentError
+from adk_rx.events import Event
+
+__all__ = ["LoopAgent"]
+
+
+class LoopAgent(BaseAgent):
+    """Runs its sub-agents in order, again and again.
+
+    Stops after the first event that escalates (that event is emitted) or after
+    ``max_iterations`` rounds; without a limit it loops lazily until the subscriber stops
+    taking events. A sub-agent's own early end (a before-agent callback's content) ends that
+    sub-agent's turn only, not the loop.
+
+        max_iterations=2, sub_agents [a, b]:   --a1--b1--a2--b2--|
+        b escalates in round 1:               --a1--b1(esc)|
+
+    Args:
+        max_iterations: rounds to run at most; None runs until an escalation.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str = "",
+        sub_agents: Sequence[BaseAgent] | None = None,
+        max_iterations: int | None = None,
+        before_agent_callback: Any = None,
+        after_agent_callback: Any = None,
+    ) -> None:
+        if max_iterations is not None and max_iterations < 0:
+            raise InvalidAgentError(f"max_iterations must be >= 0, got {max_iterations}")
+        super().__init__(
+            name=name, description=description, sub_agents=sub_agents,
+            before_agent_callback=before_agent_callback,
+            after_agent_callback=after_agent_callback,
+        )
+        self._set("max_iterations", max_iterations)
+
+    max_iterations: int | None
+
+    def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        if not self.sub_agents or self.max_iterations == 0:
+            return rx.empty()
+        one_round = rx.from_iterable(self.sub_agents).pipe(
+            ops.concat_map(lambda agent: agent.run_async(ctx))
+        )
+        return one_round.pipe(
+            ops.repeat(self.max_iterations),
+            ops.take_while(lambda event: not event.actions.escalate, inclusive=True),
+        )

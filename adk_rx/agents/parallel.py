@@ -1,0 +1,65 @@
+"""ParallelAgent: runs its sub-agents at once, each in its own branch."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import reactivex as rx
+from reactivex import Observable
+from reactivex import operators as ops
+from reactivex.abc import SchedulerBase
+
+from adk_rx.agents.base import BaseAgent
+from adk_rx.context import InvocationContext
+from adk_rx.events import Event
+from adk_rx.rx.schedulers import io_scheduler
+from adk_rx.rx.subscribe_on import subscribe_on_eager
+
+__all__ = ["ParallelAgent"]
+
+
+class ParallelAgent(BaseAgent):
+    """Runs every sub-agent concurrently; events arrive in completion order.
+
+    Each sub-agent runs in branch ``"<parallel name>.<child name>"``, so siblings never see
+    each other's events in their model contents. The first escalating event is emitted and
+    then ends the agent, cancelling the other branches.
+
+        sub_agents [slow, fast]:   ----f1--s1--|
+        fast escalates:            ----f1(esc)|   (slow is disposed)
+
+    Args:
+        scheduler: where branches are subscribed (default: the shared I/O pool), so
+            blocking sub-agents overlap. Pass a TestScheduler for virtual time.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str = "",
+        sub_agents: Sequence[BaseAgent] | None = None,
+        scheduler: SchedulerBase | None = None,
+        before_agent_callback: Any = None,
+        after_agent_callback: Any = None,
+    ) -> None:
+        super().__init__(
+            name=name, description=description, sub_agents=sub_agents,
+            before_agent_callback=before_agent_callback,
+            after_agent_callback=after_agent_callback,
+        )
+        self._set("scheduler", scheduler)
+
+    scheduler: SchedulerBase | None
+
+    def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        scheduler = self.scheduler or ctx.io_scheduler or io_scheduler()
+        branch_ctx = ctx.copy(branch=ctx.branch or self.name)
+        branches = [
+            agent.run_async(branch_ctx).pipe(subscribe_on_eager(scheduler))
+            for agent in self.sub_agents
+        ]
+        return rx.merge(*branches).pipe(
+            ops.take_while(lambda event: not event.actions.escalate, inclusive=True)
+        )

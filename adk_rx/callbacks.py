@@ -1,0 +1,113 @@
+"""Callbacks: plain, ``async def`` or Observable-returning; the first non-None result wins.
+
+A hook runs a chain of callables (plugins first, then the agent's own). Each returns
+``None`` to let the next one run, or a value that replaces the step. The chain is lazy:
+after the first value, later callbacks are not called.
+
+    first_result([f1, f2, f3]):   f1 -> None, f2 -> x   ==>   --x|   (f3 never called)
+                                  all None              ==>   --|
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import reactivex as rx
+from reactivex import Observable
+from reactivex import operators as ops
+
+from adk_rx.errors import AdkRxError, CallbackError
+
+__all__ = ["as_callback_list", "first_result", "lift_result"]
+
+T = TypeVar("T")
+Thunk = Callable[[], Any]
+
+_EMPTY_MARK = object()
+
+
+def as_callback_list(value: Any) -> tuple[Callable[..., Any], ...]:
+    """Normalises a callback argument: None, one callable, or a list of callables."""
+    if value is None:
+        return ()
+    if callable(value):
+        return (value,)
+    if isinstance(value, list | tuple):
+        for cb in value:
+            if not callable(cb):
+                raise TypeError(f"callback {cb!r} is not callable")
+        return tuple(value)
+    raise TypeError(f"a callback must be a callable or a list of callables, got {value!r}")
+
+
+def _describe(thunk: Thunk) -> str:
+    fn = getattr(thunk, "__adk_callback__", thunk)
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+def _wrap(exc: Exception, thunk: Thunk) -> Exception:
+    if isinstance(exc, AdkRxError):
+        return exc
+    err = CallbackError(f"callback {_describe(thunk)} raised {type(exc).__name__}: {exc}")
+    err.__cause__ = exc
+    return err
+
+
+def lift_result(result: Any) -> Observable[Any] | None:
+    """An Observable for a callback's awaitable / Observable result, or None for a value."""
+    if isinstance(result, Observable):
+        return result.pipe(ops.take(1))
+    if inspect.isawaitable(result):
+        from adk_rx.rx.bridges import from_async
+
+        awaitable = result
+
+        async def wait() -> Any:
+            return await awaitable
+
+        return from_async(wait)
+    return None
+
+
+def first_result(thunks: Sequence[Thunk]) -> Observable[Any]:
+    """Runs ``thunks`` in order; emits the first non-None result (a Maybe).
+
+    Synchronous callbacks run inline at subscribe time; an awaitable or Observable result
+    is awaited before the next callback is considered. An exception becomes a
+    :class:`CallbackError` (AdkRxError subclasses pass through unchanged).
+    """
+
+    def run_from(start: int) -> Observable[Any]:
+        for index in range(start, len(thunks)):
+            thunk = thunks[index]
+            try:
+                result = thunk()
+            except Exception as exc:
+                return rx.throw(_wrap(exc, thunk))
+            if result is None:
+                continue
+            lifted = lift_result(result)
+            if lifted is None:
+                return rx.just(result)
+            nxt = index + 1
+
+            def after(value: Any, nxt: int = nxt) -> Observable[Any]:
+                if value is _EMPTY_MARK or value is None:
+                    return run_from(nxt)
+                return rx.just(value)
+
+            def on_error(exc: Exception, _: Any, thunk: Thunk = thunk) -> Observable[Any]:
+                return rx.throw(_wrap(exc, thunk))
+
+            return lifted.pipe(
+                ops.default_if_empty(_EMPTY_MARK),
+                ops.catch(on_error),
+                ops.flat_map(after),
+            )
+        return rx.empty()
+
+    if not thunks:
+        return rx.empty()
+    return rx.defer(lambda _: run_from(0))

@@ -1,0 +1,260 @@
+"""Function calls: run the tools a model asked for and merge their responses.
+
+For one model event, every call runs (concurrently, or one by one under
+``ToolExecutionMode.SEQUENTIAL``) through: before-tool callbacks (plugins first; a dict
+result replaces the tool), the tool (with ``RunConfig.tool_timeout``), on-tool-error
+callbacks when it fails, after-tool callbacks. The responses become ONE event, parts in
+call order, actions merged in call order.
+
+Errors the model can recover from never end the run: an unknown tool name, invalid
+arguments, a tool that raises or times out all become ``{"error": "..."}`` responses.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import reactivex as rx
+from google.genai import types
+from reactivex import Observable
+from reactivex import operators as ops
+
+from adk_rx.callbacks import first_result
+from adk_rx.context import InvocationContext, ToolContext
+from adk_rx.errors import AdkRxError, StopError
+from adk_rx.events import Event, EventActions, ToolConfirmation
+from adk_rx.flows.contents import CONFIRMATION_FUNCTION
+from adk_rx.run_config import ToolExecutionMode
+
+if TYPE_CHECKING:
+    from adk_rx.agents.llm import LlmAgent
+    from adk_rx.tools.base import BaseTool
+
+__all__ = ["handle_function_calls", "new_call_id", "tool_result_dict"]
+
+_NO_RESPONSE = object()  # a long-running tool that has no result yet
+
+
+class _ToolTimeout(Exception):
+    """RunConfig.tool_timeout expired for one call."""
+
+
+def new_call_id() -> str:
+    """A client-side function call id: ``adk-<uuid4>``."""
+    return f"adk-{uuid.uuid4()}"
+
+
+def tool_result_dict(value: Any) -> dict[str, Any]:
+    """A tool's return value as the dict the model sees (non-dicts become ``{"result": v}``)."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    return {"result": value}
+
+
+def _error_text(exc: BaseException) -> str:
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, AdkRxError):
+        return message
+    return f"{type(exc).__name__}: {message}"
+
+
+class _Call:
+    """One function call being executed."""
+
+    __slots__ = ("args", "call", "context", "tool")
+
+    def __init__(
+        self, call: types.FunctionCall, tool: BaseTool | None, context: ToolContext
+    ) -> None:
+        self.call = call
+        self.tool = tool
+        self.context = context
+        self.args: dict[str, Any] = dict(call.args or {})
+
+
+def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observable[Any]:
+    """Emits exactly one item: the response dict, or _NO_RESPONSE."""
+    tool = item.tool
+    tc = item.context
+    if tool is None:
+        known = ", ".join(sorted(agent.tools_by_name(ctx))) or "(none)"
+        return rx.just({
+            "error": f"tool {item.call.name!r} does not exist; available tools: {known}"
+        })
+    plugins = ctx.plugin_manager
+
+    def before() -> Observable[Any]:
+        thunks: list[Callable[[], Any]] = []
+        if plugins is not None:
+            thunks += plugins.thunks(
+                "before_tool_callback", tool=tool, tool_args=item.args, tool_context=tc
+            )
+        thunks += [_bind(cb, tool, item.args, tc) for cb in agent.before_tool_callback]
+        return first_result(thunks)
+
+    def run_tool() -> Observable[Any]:
+        if ctx.cancelled:
+            return rx.throw(StopError("invocation cancelled"))
+        obs = rx.defer(lambda _: tool.run_async(args=item.args, tool_context=tc))
+        timeout = ctx.run_config.tool_timeout
+        if timeout is not None:
+            obs = obs.pipe(ops.timeout(timeout, rx.throw(_ToolTimeout()),
+                                       scheduler=ctx.timer_scheduler))
+        return obs.pipe(
+            ops.take(1),
+            ops.default_if_empty(None),
+            ops.catch(lambda exc, _: on_error(exc)),
+        )
+
+    def on_error(exc: Exception) -> Observable[Any]:
+        if isinstance(exc, StopError):
+            return rx.throw(exc)
+        if isinstance(exc, _ToolTimeout):
+            return rx.just({"error": "timeout"})
+        thunks: list[Callable[[], Any]] = []
+        if plugins is not None:
+            thunks += plugins.thunks(
+                "on_tool_error_callback", tool=tool, tool_args=item.args, tool_context=tc,
+                error=exc,
+            )
+        thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
+        return first_result(thunks).pipe(ops.default_if_empty({"error": _error_text(exc)}))
+
+    def after(result: Any) -> Observable[Any]:
+        if result is None and tool.is_long_running:
+            return rx.just(_NO_RESPONSE)
+        response = tool_result_dict(result)
+        thunks: list[Callable[[], Any]] = []
+        if plugins is not None:
+            thunks += plugins.thunks(
+                "after_tool_callback", tool=tool, tool_args=item.args, tool_context=tc,
+                result=response,
+            )
+        thunks += [_bind(cb, tool, item.args, tc, response) for cb in agent.after_tool_callback]
+        if not thunks:
+            return rx.just(response)
+        return first_result(thunks).pipe(ops.default_if_empty(response))
+
+    has_before = bool(agent.before_tool_callback) or (
+        plugins is not None and plugins.has("before_tool_callback")
+    )
+    result = (
+        before().pipe(ops.take(1), ops.to_list(), ops.flat_map(
+            lambda found: rx.just(found[0]) if found else run_tool()))
+        if has_before
+        else rx.defer(lambda _: run_tool())
+    )
+    return result.pipe(ops.flat_map(after))
+
+
+def _bind(cb: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    def call() -> Any:
+        return cb(*args)
+
+    call.__adk_callback__ = cb  # type: ignore[attr-defined]
+    return call
+
+
+def handle_function_calls(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    calls: Sequence[types.FunctionCall],
+    tools: Mapping[str, BaseTool],
+    confirmations: Mapping[str, ToolConfirmation] | None = None,
+) -> Observable[Event]:
+    """Runs ``calls``; emits an optional confirmation-request event, then the response event.
+
+    Emits nothing when no call produced a response (e.g. only long-running calls that
+    have no result yet).
+    """
+    items = [
+        _Call(
+            call,
+            tools.get(call.name or ""),
+            ToolContext(
+                ctx,
+                function_call_id=call.id,
+                tool_confirmation=(confirmations or {}).get(call.id or ""),
+            ),
+        )
+        for call in calls
+    ]
+    singles = [rx.defer(lambda _, it=it: _run_call(agent, ctx, it)) for it in items]
+    if ctx.run_config.tool_execution_mode is ToolExecutionMode.SEQUENTIAL or len(singles) == 1:
+        collected = rx.concat(*singles).pipe(ops.to_list())
+    else:
+        collected = rx.fork_join(*singles).pipe(ops.map(list))
+    return collected.pipe(ops.flat_map(lambda results: _events(agent, ctx, items, results)))
+
+
+def _events(
+    agent: LlmAgent, ctx: InvocationContext, items: list[_Call], results: list[Any]
+) -> Observable[Event]:
+    parts: list[types.Part] = []
+    actions = EventActions()
+    for item, result in zip(items, results, strict=True):
+        actions = actions.merge(item.context.actions.freeze())
+        if result is _NO_RESPONSE:
+            continue
+        parts.append(
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=item.call.id, name=item.call.name, response=result
+                )
+            )
+        )
+    out: list[Event] = []
+    if actions.requested_tool_confirmations:
+        out.append(_confirmation_event(agent, ctx, items, actions))
+    if parts:
+        out.append(
+            Event(
+                author=agent.name,
+                invocation_id=ctx.invocation_id,
+                branch=ctx.branch,
+                content=types.Content(role="user", parts=parts),
+                actions=actions,
+            )
+        )
+    return rx.from_iterable(out)
+
+
+def _confirmation_event(
+    agent: LlmAgent, ctx: InvocationContext, items: list[_Call], actions: EventActions
+) -> Event:
+    by_id = {item.call.id: item.call for item in items}
+    parts: list[types.Part] = []
+    ids: set[str] = set()
+    for call_id, confirmation in actions.requested_tool_confirmations.items():
+        original = by_id.get(call_id)
+        if original is None:
+            continue
+        request_id = new_call_id()
+        ids.add(request_id)
+        parts.append(
+            types.Part(
+                function_call=types.FunctionCall(
+                    id=request_id,
+                    name=CONFIRMATION_FUNCTION,
+                    args={
+                        "originalFunctionCall": original.model_dump(mode="json", exclude_none=True),
+                        "toolConfirmation": {
+                            "hint": confirmation.hint,
+                            "confirmed": confirmation.confirmed,
+                            "payload": confirmation.payload,
+                        },
+                    },
+                )
+            )
+        )
+    return Event(
+        author=agent.name,
+        invocation_id=ctx.invocation_id,
+        branch=ctx.branch,
+        content=types.Content(role="model", parts=parts),
+        long_running_tool_ids=frozenset(ids),
+    )

@@ -1,0 +1,517 @@
+"""One subscription of ``Runner.run_async``: the apply -> persist -> emit loop and its stop.
+
+:class:`Invocation` owns the subscription's life: it waits for its turn on the session
+(:class:`SessionGates`), runs the body, and on cancellation or deadline it disposes the
+body, waits for the append in flight, and writes the records that keep the session valid
+before letting the next run on the session start.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import reactivex as rx
+from google.genai import types
+from reactivex import Observable, abc
+from reactivex import operators as ops
+from reactivex.disposable import Disposable, SerialDisposable
+from reactivex.subject import AsyncSubject
+
+from adk_rx.agents.base import BaseAgent
+from adk_rx.context import InvocationContext
+from adk_rx.errors import (
+    AdkRxError,
+    ConfigurationError,
+    InvocationTimeoutError,
+    SessionNotFoundError,
+)
+from adk_rx.events import Event, EventActions
+from adk_rx.run_config import RunConfig
+from adk_rx.sessions.session import Session
+
+if TYPE_CHECKING:
+    from adk_rx.runner import Runner
+
+__all__ = ["Invocation", "SessionGates", "agent_to_run"]
+
+_Key = tuple[str, str, str]
+
+
+class _Gate:
+    """Opens once; callbacks run exactly once, on the thread that opens it (or at once)."""
+
+    __slots__ = ("_lock", "_opened", "_waiters")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._opened = False
+        self._waiters: list[Callable[[], None]] = []
+
+    def when_open(self, fn: Callable[[], None]) -> Callable[[], None]:
+        with self._lock:
+            if not self._opened:
+                self._waiters.append(fn)
+
+                def cancel() -> None:
+                    with self._lock:
+                        if fn in self._waiters:
+                            self._waiters.remove(fn)
+
+                return cancel
+        fn()
+        return lambda: None
+
+    def open(self) -> None:
+        with self._lock:
+            if self._opened:
+                return
+            self._opened = True
+            waiters, self._waiters = self._waiters, []
+        for fn in waiters:
+            fn()
+
+
+class SessionGates:
+    """Serialises runs on one session within a process: each waits for the one before."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tails: dict[_Key, _Gate] = {}
+
+    def enter(self, key: _Key) -> tuple[_Gate | None, _Gate]:
+        mine = _Gate()
+        with self._lock:
+            previous = self._tails.get(key)
+            self._tails[key] = mine
+        return previous, mine
+
+    def leave(self, key: _Key, gate: _Gate) -> None:
+        with self._lock:
+            if self._tails.get(key) is gate:
+                del self._tails[key]
+        gate.open()
+
+    def busy(self, key: _Key) -> bool:
+        """True while a run on that session is queued or running."""
+        with self._lock:
+            return key in self._tails
+
+
+def _transferable(agent: BaseAgent) -> bool:
+    from adk_rx.agents.llm import LlmAgent
+
+    node: BaseAgent | None = agent
+    while node is not None and node.parent_agent is not None:
+        if not isinstance(node, LlmAgent) or node.disallow_transfer_to_parent:
+            return False
+        node = node.parent_agent
+    return True
+
+
+def agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
+    """The agent that takes the next turn.
+
+    A user function response goes to the agent that made the call; otherwise the most
+    recent agent that may take over (every step up to the root an LlmAgent allowed to
+    transfer to its parent); otherwise the root.
+    """
+    events = session.events
+    if events:
+        responses = events[-1].get_function_responses()
+        if events[-1].author == "user" and responses:
+            ids = {r.id for r in responses}
+            for event in reversed(events[:-1]):
+                if ids & {c.id for c in event.get_function_calls()}:
+                    return root.find_agent(event.author) or root
+    for event in reversed(events):
+        if event.author == "user":
+            continue
+        if event.author == root.name:
+            return root
+        agent = root.find_sub_agent(event.author)
+        if agent is not None and _transferable(agent):
+            return agent
+    return root
+
+
+class Invocation:
+    """The state of one subscription to ``Runner.run_async``."""
+
+    def __init__(
+        self,
+        runner: Runner,
+        observer: abc.ObserverBase[Event],
+        *,
+        user_id: str,
+        session_id: str,
+        message: types.Content,
+        run_config: RunConfig,
+        state_delta: dict[str, Any],
+    ) -> None:
+        self.runner = runner
+        self.observer = observer
+        self.user_id = user_id
+        self.session_id = session_id
+        self.message = message
+        self.run_config = run_config
+        self.state_delta = state_delta
+        self.key: _Key = (runner.app_name, user_id, session_id)
+        self._lock = threading.Lock()
+        self._status = "waiting"  # waiting -> running -> stopping -> done
+        self._body = SerialDisposable()
+        self._timer = SerialDisposable()
+        self._cancel_wait: Callable[[], None] = lambda: None
+        self._gates: Any = None
+        self._gate: _Gate | None = None
+        self.ctx: InvocationContext | None = None
+        self._inflight: Observable[Any] = rx.empty()
+        self._pending: dict[str, tuple[str, str, str | None]] = {}
+        self._last_author: str | None = None
+        self._user_stored = False
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def start(self, gates: SessionGates) -> abc.DisposableBase:
+        self._gates = gates
+        previous, self._gate = gates.enter(self.key)
+        if previous is None:
+            self._begin()
+        else:
+            self._cancel_wait = previous.when_open(self._begin)
+        return Disposable(self.dispose)
+
+    def _release(self) -> None:
+        assert self._gate is not None
+        self._gates.leave(self.key, self._gate)
+
+    def _begin(self) -> None:
+        with self._lock:
+            if self._status != "waiting":
+                return
+            self._status = "running"
+        timeout = self.run_config.timeout
+        if timeout is not None:
+            from adk_rx.rx.schedulers import timer_scheduler
+
+            timer = self.runner.timer_scheduler or timer_scheduler()
+            self._timer.disposable = timer.schedule_relative(
+                timeout, lambda *_: self._stop("TIMEOUT")
+            )
+        try:
+            body = self._build_body()
+        except Exception as exc:
+            self._fail(exc)
+            return
+        self._body.disposable = body.subscribe(
+            self._emit, self._fail, self._complete
+        )
+
+    def dispose(self) -> None:
+        with self._lock:
+            status = self._status
+            if status == "waiting":
+                self._status = "done"
+        if status == "waiting":
+            self._cancel_wait()
+            # Keep the queue order: release this run's turn once the previous run is done.
+            previous_done = self._gate
+            assert previous_done is not None
+            self._release()
+            return
+        if status == "running":
+            self._stop("CANCELLED")
+
+    def _emit(self, event: Event) -> None:
+        self.observer.on_next(event)
+
+    def _complete(self) -> None:
+        with self._lock:
+            if self._status != "running":
+                return
+            self._status = "done"
+        self._timer.dispose()
+        self._release()
+        self.observer.on_completed()
+
+    def _fail(self, error: Exception) -> None:
+        with self._lock:
+            if self._status != "running":
+                return
+            self._status = "stopping"
+        self._timer.dispose()
+        ctx = self.ctx
+        cleanup: Observable[Any] = rx.empty()
+        if ctx is not None and ctx.plugin_manager is not None:
+            cleanup = ctx.plugin_manager.all(
+                "on_run_error_callback", invocation_context=ctx, error=error
+            ).pipe(ops.catch(lambda *_: rx.empty()))
+        cleanup = cleanup.pipe(ops.concat(self._repair(f"error: {error}", None)))
+
+        def done(*_: Any) -> None:
+            with self._lock:
+                self._status = "done"
+            self._release()
+            self.observer.on_error(error)
+
+        cleanup.subscribe(on_error=done, on_completed=done)
+
+    def _stop(self, code: str) -> None:
+        """Cancels the running body (disposal or deadline) and records where it stopped."""
+        with self._lock:
+            if self._status != "running":
+                return
+            self._status = "stopping"
+        if self.ctx is not None:
+            self.ctx.shared.cancelled.set()
+        self._timer.dispose()
+        self._body.dispose()
+        reason = "cancelled" if code == "CANCELLED" else "timeout"
+        records: list[Event] = []
+
+        def done(*_: Any) -> None:
+            with self._lock:
+                self._status = "done"
+            self._release()
+            if code == "TIMEOUT":
+                for event in records:
+                    self.observer.on_next(event)
+                self.observer.on_error(InvocationTimeoutError(
+                    f"invocation exceeded RunConfig.timeout={self.run_config.timeout}s "
+                    "and was cancelled"
+                ))
+
+        self._repair(reason, code, records).subscribe(on_error=done, on_completed=done)
+
+    # -- the body -----------------------------------------------------------------------------
+    def _build_body(self) -> Observable[Event]:
+        runner = self.runner
+        service = runner.session_service
+        found = service.get_session(
+            app_name=runner.app_name, user_id=self.user_id, session_id=self.session_id
+        )
+
+        def ensure(session: Session | None) -> Observable[Session]:
+            if session is not None:
+                return rx.just(session)
+            if self.run_config.auto_create_session:
+                return service.create_session(
+                    app_name=runner.app_name, user_id=self.user_id, session_id=self.session_id
+                )
+            return rx.throw(SessionNotFoundError(
+                f"session {self.session_id!r} not found for app {runner.app_name!r}, user "
+                f"{self.user_id!r}; create it first or pass "
+                "RunConfig(auto_create_session=True)"
+            ))
+
+        return found.pipe(
+            ops.default_if_empty(None), ops.flat_map(ensure), ops.flat_map(self._in_session)
+        )
+
+    def _in_session(self, session: Session) -> Observable[Event]:
+        runner = self.runner
+        ctx = InvocationContext(
+            session_service=runner.session_service,
+            session=session,
+            agent=runner.agent,
+            user_content=self.message,
+            run_config=self.run_config,
+            artifact_service=runner.artifact_service,
+            memory_service=runner.memory_service,
+            plugin_manager=runner.plugin_manager,
+            io_scheduler=runner.io_scheduler,
+            timer_scheduler=runner.timer_scheduler,
+        )
+        self.ctx = ctx
+        plugins = runner.plugin_manager
+        if self.state_delta:
+            session.state.update(self.state_delta)
+        message = rx.just(self.message)
+        if plugins.has("on_user_message_callback"):
+            message = plugins.first(
+                "on_user_message_callback", invocation_context=ctx, user_message=self.message
+            ).pipe(ops.default_if_empty(self.message))
+        if self.run_config.save_input_blobs_as_artifacts:
+            message = message.pipe(ops.flat_map(self._save_blobs))
+
+        def store_user(content: types.Content) -> Observable[Any]:
+            ctx.user_content = content
+            actions = EventActions(state_delta=dict(self.state_delta)) if self.state_delta else None
+            event = Event(
+                author="user",
+                content=content,
+                invocation_id=ctx.invocation_id,
+                **({"actions": actions} if actions is not None else {}),
+            )
+            session.mark_applied(event)
+            return self._persist(event).pipe(ops.ignore_elements())
+
+        def after_user(_: Any) -> Observable[Event]:
+            self._user_stored = True
+            if plugins.has("before_run_callback"):
+                return plugins.first("before_run_callback", invocation_context=ctx).pipe(
+                    ops.to_list(), ops.flat_map(lambda found: self._run_or_reply(found))
+                )
+            return self._run_agent()
+
+        return message.pipe(
+            ops.flat_map(store_user),
+            ops.concat(rx.defer(after_user)),
+        )
+
+    def _run_or_reply(self, found: list[Any]) -> Observable[Event]:
+        if not found:
+            return self._run_agent()
+        content = found[0]
+        if not isinstance(content, types.Content):
+            return rx.throw(ConfigurationError(
+                "before_run_callback must return types.Content or None"
+            ))
+        assert self.ctx is not None
+        return rx.just(Event(author="model", content=content, invocation_id=self.ctx.invocation_id))
+
+    def _run_agent(self) -> Observable[Event]:
+        ctx = self.ctx
+        assert ctx is not None
+        agent = agent_to_run(self.runner.agent, ctx.session)
+        plugins = self.runner.plugin_manager
+        events = agent.run_async(ctx).pipe(
+            ops.do_action(self._apply),
+            ops.concat_map(self._persist_and_hook),
+        )
+        if plugins.has("after_run_callback"):
+            events = events.pipe(ops.concat(rx.defer(
+                lambda _: plugins.all("after_run_callback", invocation_context=ctx)
+            )))
+        return events
+
+    def _apply(self, event: Event) -> None:
+        if not event.partial:
+            assert self.ctx is not None
+            self.ctx.session.mark_applied(event)
+
+    def _persist(self, event: Event) -> Observable[Event]:
+        """Starts the append now; disposing the result does not abort the append."""
+        assert self.ctx is not None
+        done: AsyncSubject[Event] = AsyncSubject()
+        self._inflight = done
+        self.runner.session_service.append_event(self.ctx.session, event).pipe(
+            ops.do_action(self._track)
+        ).subscribe(done)
+        return done
+
+    def _persist_and_hook(self, event: Event) -> Observable[Event]:
+        def run(_: Any) -> Observable[Event]:
+            stored = rx.just(event) if event.partial else self._persist(event)
+            plugins = self.runner.plugin_manager
+            if not plugins.has("on_event_callback"):
+                return stored
+            ctx = self.ctx
+
+            def hook(e: Event) -> Observable[Event]:
+                return plugins.first("on_event_callback", invocation_context=ctx, event=e).pipe(
+                    ops.default_if_empty(e)
+                )
+
+            return stored.pipe(ops.flat_map(hook))
+
+        return rx.defer(run)
+
+    def _track(self, event: Event) -> None:
+        """Remembers stored function calls that still lack a response."""
+        if event.author != "user":
+            self._last_author = event.author
+        content = event.content
+        if content is None or not content.parts:
+            return
+        long_running = event.long_running_tool_ids or ()
+        for part in content.parts:
+            call = part.function_call
+            if call is not None and call.id and call.id not in long_running:
+                self._pending[call.id] = (call.name or "", event.author, event.branch)
+            response = part.function_response
+            if response is not None and response.id:
+                self._pending.pop(response.id, None)
+
+    def _repair(
+        self, reason: str, code: str | None, records: list[Event] | None = None
+    ) -> Observable[Any]:
+        """Waits for the append in flight, then answers open calls and records the stop."""
+
+        def write(_: Any) -> Observable[Any]:
+            ctx = self.ctx
+            if ctx is None or not self._user_stored:
+                return rx.empty()
+            events = _answers(self._pending, ctx.invocation_id, reason)
+            if code is not None:
+                events.append(Event(
+                    author=self._last_author or self.runner.agent.name,
+                    invocation_id=ctx.invocation_id,
+                    error_code=code,
+                    error_message=f"invocation {reason}",
+                    turn_complete=True,
+                ))
+            if records is not None:
+                records.extend(events)
+            service = self.runner.session_service
+            return rx.from_iterable(events).pipe(
+                ops.concat_map(lambda e: service.append_event(ctx.session, e))
+            )
+
+        return self._inflight.pipe(
+            ops.ignore_elements(),
+            ops.catch(lambda *_: rx.empty()),
+            ops.concat(rx.defer(write)),
+        )
+
+    def _save_blobs(self, content: types.Content) -> Observable[types.Content]:
+        service = self.runner.artifact_service
+        ctx = self.ctx
+        assert ctx is not None
+        if service is None:
+            return rx.throw(ConfigurationError(
+                "save_input_blobs_as_artifacts needs an artifact_service on the Runner"
+            ))
+        parts = list(content.parts or [])
+        saves: list[Observable[Any]] = []
+        for index, part in enumerate(parts):
+            if part.inline_data is None:
+                continue
+            name = f"artifact_{ctx.invocation_id}_{index}"
+            saves.append(service.save_artifact(
+                app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id,
+                filename=name, artifact=part,
+            ))
+            parts[index] = types.Part(
+                text=f"Uploaded file: {name}. It has been saved to the artifacts"
+            )
+        if not saves:
+            return rx.just(content)
+        copy = content.model_copy(update={"parts": parts})
+        return rx.concat(*saves).pipe(ops.ignore_elements(), ops.concat(rx.just(copy)))
+
+
+def _answers(
+    pending: Mapping[str, tuple[str, str, str | None]], invocation_id: str, reason: str
+) -> list[Event]:
+    """One function-response event per (author, branch) for calls left without a response."""
+    grouped: dict[tuple[str, str | None], list[types.Part]] = {}
+    for call_id, (name, author, branch) in pending.items():
+        grouped.setdefault((author, branch), []).append(types.Part(
+            function_response=types.FunctionResponse(
+                id=call_id, name=name, response={"error": reason}
+            )
+        ))
+    return [
+        Event(
+            author=author,
+            branch=branch,
+            invocation_id=invocation_id,
+            content=types.Content(role="user", parts=parts),
+        )
+        for (author, branch), parts in grouped.items()
+    ]
+
+
+def _is_adk(exc: BaseException) -> bool:
+    return isinstance(exc, AdkRxError)

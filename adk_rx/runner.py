@@ -1,0 +1,209 @@
+"""Runner: the single writer of a session during an invocation.
+
+``runner.run_async(...)`` is cold. Subscribing waits for earlier runs on the same session
+(in this process) to finish, reads the session, stores the user message (not emitted), picks
+the agent to run and subscribes to its events. For each event, in order:
+
+1. apply it to the invocation's session view (so the next model step sees it);
+2. persist it (``concat_map``: one append at a time; partial events are not stored);
+3. emit it (after the plugins' ``on_event_callback``).
+
+Disposing the subscription cancels the invocation for real: the running model stream and
+tools are disposed, no later step starts, and the session is left valid: each stored
+function call without a response gets ``{"error": "cancelled"}`` and a final event with
+``error_code="CANCELLED"`` records where the invocation stopped. ``RunConfig.timeout`` does
+the same with ``"TIMEOUT"`` and then errors the stream with InvocationTimeoutError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any
+
+from google.genai import types
+from reactivex import Observable, abc
+from reactivex.abc import SchedulerBase
+
+from adk_rx.agents.base import BaseAgent
+from adk_rx.artifacts.base import BaseArtifactService
+from adk_rx.errors import ConfigurationError
+from adk_rx.events import Event
+from adk_rx.invocation import Invocation, SessionGates
+from adk_rx.memory.base import BaseMemoryService
+from adk_rx.plugins import BasePlugin, PluginManager
+from adk_rx.run_config import RunConfig
+from adk_rx.sessions.base import BaseSessionService
+
+__all__ = ["InMemoryRunner", "Runner"]
+
+
+def _user_message(new_message: Any) -> types.Content:
+    if isinstance(new_message, str):
+        return types.Content(role="user", parts=[types.Part(text=new_message)])
+    if not isinstance(new_message, types.Content):
+        raise ConfigurationError(
+            f"new_message must be a types.Content (or a str), got {type(new_message).__name__}"
+        )
+    if not new_message.parts:
+        raise ConfigurationError("new_message has no parts; send at least one Part")
+    if new_message.role != "user":
+        new_message = new_message.model_copy(update={"role": "user"})
+    return new_message
+
+
+class Runner:
+    """Runs an agent tree against a session service.
+
+    Args:
+        app_name: the app the sessions belong to.
+        agent: the root agent.
+        session_service: where sessions and events are stored.
+        artifact_service: where artifacts are stored (optional).
+        memory_service: long-term memory (optional).
+        plugins: plugins applied to every invocation, in order.
+        io_scheduler: scheduler for blocking work (defaults to the shared I/O pool).
+        timer_scheduler: scheduler for deadlines (defaults to adk_rx's timer thread; pass a
+            ``reactivex.testing.TestScheduler`` for virtual time).
+    """
+
+    def __init__(
+        self,
+        *,
+        app_name: str,
+        agent: BaseAgent,
+        session_service: BaseSessionService,
+        artifact_service: BaseArtifactService | None = None,
+        memory_service: BaseMemoryService | None = None,
+        plugins: Sequence[BasePlugin] | None = None,
+        io_scheduler: SchedulerBase | None = None,
+        timer_scheduler: SchedulerBase | None = None,
+    ) -> None:
+        if not isinstance(app_name, str) or not app_name:
+            raise ConfigurationError(f"app_name must be a non-empty string, got {app_name!r}")
+        if not isinstance(agent, BaseAgent):
+            raise ConfigurationError(f"agent must be a BaseAgent, got {type(agent).__name__}")
+        if not isinstance(session_service, BaseSessionService):
+            raise ConfigurationError("session_service must be a BaseSessionService")
+        self.app_name = app_name
+        self.agent = agent
+        self.session_service = session_service
+        self.artifact_service = artifact_service
+        self.memory_service = memory_service
+        self.plugin_manager = PluginManager(plugins)
+        self.io_scheduler = io_scheduler
+        self.timer_scheduler = timer_scheduler
+        self._gates = SessionGates()
+
+    def run_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content | str,
+        run_config: RunConfig | None = None,
+        state_delta: Mapping[str, Any] | None = None,
+    ) -> Observable[Event]:
+        """Runs one invocation; a cold Observable of its events (the user message excluded).
+
+        Raises (at call time) ConfigurationError for malformed arguments; the stream errors
+        with SessionNotFoundError when the session does not exist and
+        ``run_config.auto_create_session`` is off.
+        """
+        if not isinstance(user_id, str) or not user_id:
+            raise ConfigurationError(f"user_id must be a non-empty string, got {user_id!r}")
+        if not isinstance(session_id, str) or not session_id:
+            raise ConfigurationError(f"session_id must be a non-empty string, got {session_id!r}")
+        message = _user_message(new_message)
+        config = run_config or RunConfig()
+        if not isinstance(config, RunConfig):
+            raise ConfigurationError("run_config must be a RunConfig")
+        delta = dict(state_delta or {})
+
+        def subscribe(
+            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            invocation = Invocation(
+                self, observer, user_id=user_id, session_id=session_id, message=message,
+                run_config=config, state_delta=delta,
+            )
+            return invocation.start(self._gates)
+
+        return Observable(subscribe)
+
+    def run(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content | str,
+        run_config: RunConfig | None = None,
+        state_delta: Mapping[str, Any] | None = None,
+        max_buffer: int = 256,
+    ) -> Iterator[Event]:
+        """Runs one invocation as a blocking iterator (bounded; leaving early cancels)."""
+        from adk_rx.rx.bridges import to_iterable
+
+        return iter(to_iterable(
+            self.run_async(
+                user_id=user_id, session_id=session_id, new_message=new_message,
+                run_config=run_config, state_delta=state_delta,
+            ),
+            max_buffer,
+        ))
+
+    def run_events(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content | str,
+        run_config: RunConfig | None = None,
+        state_delta: Mapping[str, Any] | None = None,
+        max_buffer: int = 256,
+    ) -> AsyncIterator[Event]:
+        """Runs one invocation as an async iterator (bounded; leaving early cancels)."""
+        from adk_rx.rx.bridges import to_async_iterable
+
+        return to_async_iterable(
+            self.run_async(
+                user_id=user_id, session_id=session_id, new_message=new_message,
+                run_config=run_config, state_delta=state_delta,
+            ),
+            max_buffer,
+        ).__aiter__()
+
+    def close(self) -> None:
+        """Closes the plugins."""
+        self.plugin_manager.close()
+
+
+class InMemoryRunner(Runner):
+    """A Runner with in-memory session, artifact and memory services.
+
+    Args:
+        agent: the root agent.
+        app_name: defaults to the root agent's name.
+        plugins: plugins applied to every invocation.
+    """
+
+    def __init__(
+        self,
+        agent: BaseAgent,
+        app_name: str | None = None,
+        plugins: Sequence[BasePlugin] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        from adk_rx.artifacts.in_memory import InMemoryArtifactService
+        from adk_rx.memory.in_memory import InMemoryMemoryService
+        from adk_rx.sessions.in_memory import InMemorySessionService
+
+        super().__init__(
+            app_name=app_name or agent.name,
+            agent=agent,
+            session_service=InMemorySessionService(),
+            artifact_service=InMemoryArtifactService(),
+            memory_service=InMemoryMemoryService(),
+            plugins=plugins,
+            **kwargs,
+        )
+

@@ -1,0 +1,16 @@
+"""Tools: the seam, function tools, agent tools and the built-in tool instances."""
+
+from adk_rx.tools.agent_tool import AgentTool
+from adk_rx.tools.base import BaseTool
+from adk_rx.tools.builtins import exit_loop, transfer_to_agent
+from adk_rx.tools.function import FunctionTool
+from adk_rx.tools.long_running import LongRunningFunctionTool
+
+__all__ = [
+    "AgentTool",
+    "BaseTool",
+    "FunctionTool",
+    "LongRunningFunctionTool",
+    "exit_loop",
+    "transfer_to_agent",
+]
