@@ -144,7 +144,7 @@ def function_schema(
         signature = inspect.signature(func)
     except (TypeError, ValueError) as exc:
         raise ConfigurationError(f"cannot read the signature of {func!r}: {exc}") from exc
-    hints = _type_hints(target, tool_name)
+    hints = _type_hints(target, signature, tool_name)
     param_docs = param_descriptions or {}
 
     fields: dict[str, Any] = {}
@@ -171,7 +171,7 @@ def function_schema(
     config = pydantic.ConfigDict(extra="ignore", coerce_numbers_to_str=True)
     try:
         model = pydantic.create_model(f"{tool_name}_args", __config__=config, **fields)
-        json_schema = model.model_json_schema(by_alias=True) if params or var_keyword else None
+        json_schema = model.model_json_schema(by_alias=True) if fields or var_keyword else None
     except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticUserError, TypeError) as exc:
         raise ConfigurationError(
             f"cannot build the parameter schema of tool {tool_name!r}: {exc}"
@@ -222,20 +222,30 @@ def callable_target(func: Callable[..., Any]) -> Callable[..., Any]:
     return type(func).__call__
 
 
-def _type_hints(target: Callable[..., Any], tool_name: str) -> dict[str, Any]:
+def _type_hints(
+    target: Callable[..., Any], signature: inspect.Signature, tool_name: str
+) -> dict[str, Any]:
     try:
         return typing.get_type_hints(target, include_extras=True)
-    except NameError:
-        # Usually ``tool_context: ToolContext`` imported under TYPE_CHECKING only.
+    except Exception:
         pass
-    try:
-        extra = {"ToolContext": ToolContext}
-        return typing.get_type_hints(target, localns=extra, include_extras=True)
-    except Exception as exc:
-        raise ConfigurationError(
-            f"cannot resolve the type hints of tool {tool_name!r}: {exc}; import the types "
-            "the annotations name at module level"
-        ) from exc
+    # Some hint does not resolve (often a TYPE_CHECKING-only import): resolve them one by
+    # one, tolerating it for the return and the tool_context, which are never validated.
+    namespace = {**getattr(inspect.unwrap(target), "__globals__", {}), "ToolContext": ToolContext}
+    annotations = {p.name: p.annotation for p in signature.parameters.values()}
+    annotations["return"] = signature.return_annotation
+    hints: dict[str, Any] = {}
+    for name, annotation in annotations.items():
+        try:
+            hints[name] = eval(annotation, namespace) if isinstance(annotation, str) else annotation
+        except Exception as exc:
+            if name in ("return", _CONTEXT_PARAM):
+                continue
+            raise ConfigurationError(
+                f"cannot resolve the type hint {annotation!r} of parameter {name!r} of tool "
+                f"{tool_name!r}: {exc}; import the types it names at module level"
+            ) from exc
+    return hints
 
 
 def _field(param: inspect.Parameter, hint: Any, description: str | None) -> tuple[Any, Any]:
