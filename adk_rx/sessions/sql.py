@@ -25,7 +25,7 @@ import sqlalchemy as sa
 from reactivex import Observable, abc
 from reactivex import operators as ops
 
-from adk_rx.errors import SessionExistsError, SessionNotFoundError
+from adk_rx.errors import SessionExistsError, SessionNotFoundError, StoreError
 from adk_rx.events import Event
 from adk_rx.rx import from_blocking
 from adk_rx.sessions import sql_schema as schema
@@ -302,7 +302,13 @@ class SqlSessionService(BaseSessionService):
         cache_key = (*key, seq)
         event = self._cache.get(cache_key, event_id)
         if event is None:
-            event = Event.from_json(body)
+            try:
+                event = Event.from_json(body)
+            except ValueError as exc:  # pydantic's ValidationError is a ValueError
+                raise StoreError(
+                    f"stored event {seq} of session {key[2]!r} (app {key[0]!r}, user "
+                    f"{key[1]!r}) is unreadable: {exc}"
+                ) from exc
             self._cache.put(cache_key, event)
         return event
 
