@@ -1,4 +1,5 @@
-"""JSON encoding of what the SQL stores keep: state values, state dicts and events.
+"""JSON encoding of what the SQL stores keep (state values, state dicts, events), and a cache
+of decoded events.
 
 Encoding happens before a transaction starts, so a value that cannot be stored fails the
 call without touching the database.
@@ -7,6 +8,8 @@ call without touching the database.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +18,14 @@ from pydantic_core import PydanticSerializationError
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 
-__all__ = ["decode_state", "decode_value", "encode_event", "encode_state", "encode_value"]
+__all__ = [
+    "EventCache",
+    "decode_state",
+    "decode_value",
+    "encode_event",
+    "encode_state",
+    "encode_value",
+]
 
 
 def encode_value(key: str, value: Any) -> str:
@@ -61,3 +71,29 @@ def encode_event(event: Event) -> str:
         return event.to_json()
     except PydanticSerializationError as exc:
         raise ConfigurationError(f"event {event.id} cannot be stored as JSON: {exc}") from exc
+
+
+class EventCache:
+    """Decoded events by (session key, seq), so a re-read does not parse JSON again.
+
+    Events are immutable, so sharing them between views is safe. An entry is used only when
+    the stored event id matches, which keeps it right after a session is deleted and
+    re-created under the same id (possibly by another process).
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._lock = threading.Lock()
+        self._events: OrderedDict[tuple[str, str, str, int], Event] = OrderedDict()
+
+    def get(self, key: tuple[str, str, str, int], event_id: str) -> Event | None:
+        event = self._events.get(key)
+        return event if event is not None and event.id == event_id else None
+
+    def put(self, key: tuple[str, str, str, int], event: Event) -> None:
+        if self._capacity <= 0:
+            return
+        with self._lock:
+            self._events[key] = event
+            if len(self._events) > self._capacity:
+                self._events.popitem(last=False)

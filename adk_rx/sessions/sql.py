@@ -15,9 +15,7 @@ Every method runs its database work on the shared I/O scheduler through
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,6 +37,7 @@ from adk_rx.sessions.base import (
     update_view,
 )
 from adk_rx.sessions.codec import (
+    EventCache,
     decode_state,
     decode_value,
     encode_event,
@@ -52,37 +51,12 @@ from adk_rx.sessions.session import (
     merge_scoped_state,
 )
 from adk_rx.sessions.sql_engine import Database
+from adk_rx.sessions.sql_lock import TurnLocks
 from adk_rx.state import REMOVED, apply_delta
 
 __all__ = ["SqlSessionService"]
 
 _Key = tuple[str, str, str]
-
-
-class _EventCache:
-    """Decoded events by (session key, seq), so a re-read does not parse JSON again.
-
-    Events are immutable, so sharing them between views is safe. An entry is used only when
-    the stored event id matches, which keeps it right after a session is deleted and
-    re-created under the same id (possibly by another process).
-    """
-
-    def __init__(self, capacity: int) -> None:
-        self._capacity = capacity
-        self._lock = threading.Lock()
-        self._events: OrderedDict[tuple[str, str, str, int], Event] = OrderedDict()
-
-    def get(self, key: tuple[str, str, str, int], event_id: str) -> Event | None:
-        event = self._events.get(key)
-        return event if event is not None and event.id == event_id else None
-
-    def put(self, key: tuple[str, str, str, int], event: Event) -> None:
-        if self._capacity <= 0:
-            return
-        with self._lock:
-            self._events[key] = event
-            if len(self._events) > self._capacity:
-                self._events.popitem(last=False)
 
 
 class SqlSessionService(BaseSessionService):
@@ -112,8 +86,9 @@ class SqlSessionService(BaseSessionService):
     ) -> None:
         self._db = Database(url, busy_timeout=busy_timeout, **engine_options)
         self._scheduler = scheduler
-        self._cache = _EventCache(event_cache_size)
+        self._cache = EventCache(event_cache_size)
         self._upserts = sql.Upserts(self._db.is_sqlite)
+        self._turns = TurnLocks(self._db.url, is_sqlite=self._db.is_sqlite, scheduler=scheduler)
 
     @property
     def database(self) -> Database:
@@ -273,8 +248,21 @@ class SqlSessionService(BaseSessionService):
 
         return from_blocking(append, self._scheduler)
 
+    def lock_session(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> Observable[abc.DisposableBase]:
+        """Takes the session's turn lock, shared by every process using this database.
+
+        A Single that emits a handle once the lock is held; disposing the handle releases it.
+        Hold it for a whole invocation so runs on one session from several processes never
+        interleave their events. A process that dies releases its locks. Disposing the
+        subscription before the handle arrives cancels the wait.
+        """
+        return self._turns.lock((app_name, user_id, session_id))
+
     def close(self) -> None:
         """Closes the pooled database connections."""
+        self._turns.dispose()
         self._db.dispose()
 
     # -- internals -------------------------------------------------------------------------

@@ -1,0 +1,103 @@
+"""Turn locks: one run per session at a time, across threads, services and processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from reactivex import abc
+
+from adk_rx.sessions.sql import SqlSessionService
+
+# How long to watch for something that must NOT happen (a lock taken twice).
+_QUIET = 0.3
+# Upper bound for something that must happen; the test normally continues at once.
+_BOUND = 20.0
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'sessions.db'}"
+    else:
+        yield request.getfixturevalue("fresh_postgres_url")
+
+
+def _take(svc: SqlSessionService, sid: str = "s") -> abc.DisposableBase:
+    return svc.lock_session(app_name="a", user_id="u", session_id=sid).run()
+
+
+def _take_in_background(svc: SqlSessionService) -> tuple[threading.Event, list[abc.DisposableBase]]:
+    got = threading.Event()
+    handles: list[abc.DisposableBase] = []
+
+    def on_next(handle: abc.DisposableBase) -> None:
+        handles.append(handle)
+        got.set()
+
+    svc.lock_session(app_name="a", user_id="u", session_id="s").subscribe(on_next)
+    return got, handles
+
+
+def test_a_second_service_waits_until_the_first_releases(url: str) -> None:
+    first, second = SqlSessionService(url), SqlSessionService(url)
+    held = _take(first)
+    got, handles = _take_in_background(second)
+    assert not got.wait(_QUIET), "the lock was taken twice"
+    held.dispose()
+    assert got.wait(_BOUND)
+    handles[0].dispose()
+    first.close()
+    second.close()
+
+
+def test_other_sessions_are_not_blocked(url: str) -> None:
+    svc = SqlSessionService(url)
+    held = _take(svc, "s")
+    other = _take(svc, "other")  # returns: a different session's lock is free
+    other.dispose()
+    held.dispose()
+    svc.close()
+
+
+def test_a_wait_disposed_early_gives_the_lock_back(url: str) -> None:
+    svc = SqlSessionService(url)
+    held = _take(svc)
+    subscription = svc.lock_session(app_name="a", user_id="u", session_id="s").subscribe()
+    subscription.dispose()
+    held.dispose()
+    again = _take(svc)  # would hang if the abandoned wait kept the lock
+    again.dispose()
+    svc.close()
+
+
+def _hold_forever(url: str, ready: multiprocessing.synchronize.Event) -> None:  # type: ignore[name-defined]
+    svc = SqlSessionService(url)
+    _take(svc)
+    ready.set()
+    threading.Event().wait()
+
+
+def test_a_killed_process_releases_its_lock(url: str) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Event()
+    child = ctx.Process(target=_hold_forever, args=(url, ready))
+    child.start()
+    try:
+        assert ready.wait(60), "the child never took the lock"
+        svc = SqlSessionService(url)
+        got, handles = _take_in_background(svc)
+        assert not got.wait(_QUIET), "the lock was taken while another process held it"
+        assert child.pid is not None
+        os.kill(child.pid, signal.SIGKILL)
+        assert got.wait(_BOUND), "the dead process's lock was never released"
+        handles[0].dispose()
+        svc.close()
+    finally:
+        child.kill()
+        child.join()
