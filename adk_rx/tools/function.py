@@ -29,6 +29,7 @@ from typing import Any
 import pydantic
 import pydantic_core
 from google.genai import types
+from pydantic_core import ErrorDetails
 from reactivex import Observable, defer
 from reactivex import operators as ops
 
@@ -36,12 +37,7 @@ from adk_rx.context import ToolContext
 from adk_rx.errors import ConfigurationError, RunError
 from adk_rx.rx import from_async, from_blocking, single
 from adk_rx.tools.base import BaseTool
-from adk_rx.tools.schema import (
-    BoundCall,
-    callable_target,
-    describe_validation_error,
-    function_schema,
-)
+from adk_rx.tools.schema import BoundCall, callable_target, function_schema
 
 __all__ = [
     "REJECTED",
@@ -119,6 +115,21 @@ class ToolResultError(RunError):
     """A tool returned a value that cannot be sent to the model as JSON."""
 
 
+def _validation_message(tool_name: str, error: pydantic.ValidationError) -> str:
+    """A message the model can act on: which argument was wrong and why."""
+    problems = "; ".join(_describe(detail) for detail in error.errors(include_url=False))
+    return f"invalid arguments for tool {tool_name!r}: {problems}"
+
+
+def _describe(detail: ErrorDetails) -> str:
+    where = ".".join(str(part) for part in detail["loc"]) or "arguments"
+    message = f"argument {where!r}: {detail['msg']}"
+    if detail["type"] != "missing":
+        got = repr(detail["input"])
+        message += f" (got {got if len(got) <= 80 else got[:77] + '...'})"
+    return message
+
+
 class FunctionTool(BaseTool):
     """Wraps a function as a tool; see the module docstring for how it runs.
 
@@ -190,7 +201,7 @@ class FunctionTool(BaseTool):
         try:
             call = self._schema.bind(args, tool_context)
         except pydantic.ValidationError as exc:
-            raise ToolArgumentsError(describe_validation_error(self.name, exc)) from None
+            raise ToolArgumentsError(_validation_message(self.name, exc)) from None
         refusal = self._check_confirmation(call, tool_context)
         if refusal is not None:
             return single(lambda: refusal)

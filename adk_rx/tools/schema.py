@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pydantic
-from pydantic_core import ErrorDetails
 from reactivex import Observable
 
 from adk_rx.context import ToolContext
@@ -46,7 +45,6 @@ __all__ = [
     "FunctionSchema",
     "callable_target",
     "clean_schema",
-    "describe_validation_error",
     "function_schema",
 ]
 
@@ -193,20 +191,6 @@ def _parameters(json_schema: dict[str, Any] | None, var_keyword: bool) -> dict[s
     if var_keyword:
         cleaned["additionalProperties"] = True
     return cleaned
-
-
-def describe_validation_error(tool_name: str, error: pydantic.ValidationError) -> str:
-    """A message the model can act on: which argument was wrong and why."""
-    problems = "; ".join(_describe(detail) for detail in error.errors(include_url=False))
-    return f"invalid arguments for tool {tool_name!r}: {problems}"
-
-
-def _describe(detail: ErrorDetails) -> str:
-    where = ".".join(str(part) for part in detail["loc"]) or "arguments"
-    message = f"argument {where!r}: {detail['msg']}"
-    if detail["type"] != "missing":
-        message += f" (got {detail['input']!r})"
-    return message
 
 
 def callable_target(func: Callable[..., Any]) -> Callable[..., Any]:
