@@ -102,8 +102,10 @@ class SessionGates:
 def _transferable(agent: BaseAgent) -> bool:
     from adk_rx.agents.llm import LlmAgent
 
+    # Every agent from ``agent`` up to and including the root must be an LlmAgent, so a
+    # workflow root (Sequential, Loop, Parallel) always takes the next turn itself.
     node: BaseAgent | None = agent
-    while node is not None and node.parent_agent is not None:
+    while node is not None:
         if not isinstance(node, LlmAgent) or node.disallow_transfer_to_parent:
             return False
         node = node.parent_agent
