@@ -1,0 +1,198 @@
+"""Small custom agents for workflow-agent tests: scripted, timed, blocking and endless ones."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+from typing import Any
+
+import reactivex as rx
+from google.genai import types
+from reactivex import Observable, abc
+from reactivex import operators as ops
+from reactivex.disposable import Disposable
+
+from adk_rx.agents.base import BaseAgent
+from adk_rx.context import InvocationContext
+from adk_rx.events import Event, EventActions
+from adk_rx.sessions import InMemorySessionService, Session
+
+__all__ = [
+    "ESCALATE",
+    "BlockingAgent",
+    "EndlessAgent",
+    "ScriptedAgent",
+    "TimedAgent",
+    "invocation_context",
+    "make_event",
+    "texts",
+]
+
+ESCALATE = "!"
+"""A script text starting with this mark becomes an escalating event."""
+
+
+def make_event(ctx: InvocationContext, text: str, **actions: Any) -> Event:
+    """An event authored by the running agent, in its branch; ``"!x"`` escalates."""
+    if text.startswith(ESCALATE):
+        text = text[len(ESCALATE) :]
+        actions["escalate"] = True
+    return Event(
+        author=ctx.agent.name,
+        invocation_id=ctx.invocation_id,
+        branch=ctx.branch,
+        content=types.Content(role="model", parts=[types.Part(text=text)]),
+        actions=EventActions(**actions) if actions else EventActions(),
+    )
+
+
+def texts(events: Iterable[Event]) -> list[str]:
+    """The text of each event."""
+    return [event.text() for event in events]
+
+
+def invocation_context(agent: BaseAgent, **changes: Any) -> InvocationContext:
+    """A context for calling ``agent.run_async`` directly, on a fresh in-memory session."""
+    return InvocationContext(
+        session_service=InMemorySessionService(),
+        session=Session(id="s1", app_name="app", user_id="u1"),
+        agent=agent,
+        **changes,
+    )
+
+
+class ScriptedAgent(BaseAgent):
+    """Emits one scripted list of texts per run: run n plays ``runs[n % len(runs)]``.
+
+    Attributes:
+        contexts: the context of every run, in order.
+    """
+
+    def __init__(self, *, name: str, runs: Sequence[Sequence[str]], **kwargs: Any) -> None:
+        super().__init__(name=name, **kwargs)
+        self._set("runs", [list(run) for run in runs])
+        self._set("contexts", [])
+
+    runs: list[list[str]]
+    contexts: list[InvocationContext]
+
+    def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        script = self.runs[len(self.contexts) % len(self.runs)]
+        self.contexts.append(ctx)
+        return rx.from_iterable([make_event(ctx, text) for text in script])
+
+
+class TimedAgent(BaseAgent):
+    """Emits one event ``delay`` after it is subscribed, timed on ``scheduler``.
+
+    Attributes:
+        fired: how many times the timer went off (a cancelled branch never fires).
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        delay: timedelta,
+        scheduler: abc.SchedulerBase,
+        text: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(name=name, **kwargs)
+        self._set("delay", delay)
+        self._set("timer_scheduler", scheduler)
+        self._set("text", text or name)
+        self._set("fired", [])
+
+    delay: timedelta
+    timer_scheduler: abc.SchedulerBase
+    text: str
+    fired: list[float]
+
+    def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        def fire(_: Any) -> Event:
+            self.fired.append(self.timer_scheduler.now.timestamp())
+            return make_event(ctx, self.text)
+
+        return rx.timer(self.delay, scheduler=self.timer_scheduler).pipe(ops.map(fire))
+
+
+class BlockingAgent(BaseAgent):
+    """Blocks the thread that subscribes it for ``seconds``, then emits one event."""
+
+    def __init__(self, *, name: str, seconds: float, **kwargs: Any) -> None:
+        super().__init__(name=name, **kwargs)
+        self._set("seconds", seconds)
+
+    seconds: float
+
+    def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        def block(_: Any) -> Observable[Event]:
+            time.sleep(self.seconds)  # the blocking work under test, not a wait for a signal
+            return rx.just(make_event(ctx, self.name))
+
+        return rx.defer(block)
+
+
+class EndlessAgent(BaseAgent):
+    """A cooperative producer on a thread of its own: emits until its subscription is disposed.
+
+    Attributes:
+        started: set once it has emitted ``warmup`` events.
+        disposed: set when its subscription is disposed.
+        stopped: set when its loop has exited.
+        emitted: events emitted so far.
+        emitted_at_dispose: ``emitted`` when the disposal reached it.
+    """
+
+    def __init__(self, *, name: str, warmup: int = 3, **kwargs: Any) -> None:
+        super().__init__(name=name, **kwargs)
+        self._set("warmup", warmup)
+        self._set("started", threading.Event())
+        self._set("disposed", threading.Event())
+        self._set("stopped", threading.Event())
+        self._set("_counts", {"emitted": 0, "emitted_at_dispose": -1})
+        self._set("threads", [])
+
+    warmup: int
+    started: threading.Event
+    disposed: threading.Event
+    stopped: threading.Event
+    threads: list[threading.Thread]
+    _counts: dict[str, int]
+
+    @property
+    def emitted(self) -> int:
+        return self._counts["emitted"]
+
+    @property
+    def emitted_at_dispose(self) -> int:
+        return self._counts["emitted_at_dispose"]
+
+    def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        def subscribe(
+            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            def produce() -> None:
+                try:
+                    while not self.disposed.is_set():
+                        observer.on_next(make_event(ctx, f"{self.name} {self.emitted}"))
+                        self._counts["emitted"] += 1
+                        if self.emitted == self.warmup:
+                            self.started.set()
+                        self.disposed.wait(0.001)  # pace the producer
+                finally:
+                    self.stopped.set()
+
+            def dispose() -> None:
+                self._counts["emitted_at_dispose"] = self.emitted
+                self.disposed.set()
+
+            thread = threading.Thread(target=produce, name=f"endless-{self.name}", daemon=True)
+            self.threads.append(thread)
+            thread.start()
+            return Disposable(dispose)
+
+        return rx.create(subscribe)
