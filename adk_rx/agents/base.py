@@ -19,7 +19,7 @@ from reactivex import operators as ops
 
 from adk_rx.callbacks import as_callback_list, first_result
 from adk_rx.context import CallbackContext, InvocationContext
-from adk_rx.errors import InvalidAgentError
+from adk_rx.errors import CallbackError, InvalidAgentError
 from adk_rx.events import Event
 
 __all__ = ["AgentBuilder", "BaseAgent"]
@@ -34,8 +34,9 @@ def _check_name(name: Any) -> str:
             "(letters, digits and underscores, not starting with a digit)"
         )
     if name == "user":
-        raise InvalidAgentError("an agent cannot be named 'user': the name is reserved for "
-                                "the end user's events")
+        raise InvalidAgentError(
+            "an agent cannot be named 'user': the name is reserved for the end user's events"
+        )
     return name
 
 
@@ -175,8 +176,9 @@ class BaseAgent:
         def decide(content: Any) -> Observable[Event]:
             if content is not None:
                 if not isinstance(content, types.Content):
-                    raise TypeError(
-                        f"{hook} must return types.Content or None, got {type(content).__name__}"
+                    raise CallbackError(
+                        f"{hook} of agent {self.name!r} must return types.Content or None, "
+                        f"got {type(content).__name__}"
                     )
                 if which == "before":
                     ctx.end_invocation = True
