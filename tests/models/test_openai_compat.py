@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 import reactivex.operators as ops
-from conftest import FakeServer, VirtualClock, json_reply, raw_reply, sse_reply
 from google.genai import types
 
 from adk_rx.errors import ConfigurationError, MissingCredentialsError, ModelError
@@ -15,6 +14,8 @@ from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.openai_compat import OpenAiCompatibleLlm
 from adk_rx.models.resilience import RetryPolicy
+
+from ._fakes import FakeServer, VirtualClock, json_reply, raw_reply, sse_reply
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.5, multiplier=2.0, jitter=0.0)
 

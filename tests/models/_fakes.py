@@ -1,0 +1,178 @@
+"""Fakes for the model tests: a scripted provider server on 127.0.0.1 and a virtual clock.
+
+The server is a plain ASGI app under uvicorn in a thread, listening on a socket bound before
+the thread starts (so no wait for start-up). Each request gets the next scripted reply; every
+request is recorded. Replies can stream SSE frames, cut the connection in the middle, or
+hang until the client goes away (which sets ``server.disconnected``).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from reactivex import Observable
+from reactivex.testing import TestScheduler
+
+from adk_rx.models.llm_response import LlmResponse
+from adk_rx.models.resilience import RetryNotice
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+
+
+@dataclass
+class Exchange:
+    """One request as the server saw it."""
+
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+Reply = Callable[["FakeServer", Exchange, Receive, Send], Awaitable[None]]
+
+
+class StreamCut(Exception):
+    """Raised inside a reply to drop the connection in the middle of a body."""
+
+
+@dataclass
+class FakeServer:
+    """The scripted provider. ``push`` replies, call the adapter, inspect ``exchanges``."""
+
+    url: str = ""
+    replies: deque[Reply] = field(default_factory=deque)
+    exchanges: list[Exchange] = field(default_factory=list)
+    disconnected: threading.Event = field(default_factory=threading.Event)
+    first_chunk_sent: threading.Event = field(default_factory=threading.Event)
+
+    def push(self, *replies: Reply) -> None:
+        self.replies.extend(replies)
+
+    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        exchange = Exchange(
+            method=scope["method"],
+            path=scope["path"],
+            query=scope["query_string"].decode(),
+            headers={k.decode().lower(): v.decode() for k, v in scope["headers"]},
+            body=body,
+        )
+        self.exchanges.append(exchange)
+        reply = self.replies.popleft() if self.replies else json_reply({"error": "unscripted"}, 599)
+        await reply(self, exchange, receive, send)
+
+
+def json_reply(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Reply:
+    """A complete JSON answer."""
+    return raw_reply(
+        json.dumps(body), status, {"content-type": "application/json", **(headers or {})}
+    )
+
+
+def raw_reply(text: str, status: int = 200, headers: dict[str, str] | None = None) -> Reply:
+    """A complete answer with any body (e.g. malformed JSON)."""
+
+    async def reply(server: FakeServer, _: Exchange, __: Receive, send: Send) -> None:
+        data = text.encode()
+        all_headers = {"content-length": str(len(data)), **(headers or {})}
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(k.encode(), v.encode()) for k, v in all_headers.items()],
+            }
+        )
+        await send({"type": "http.response.body", "body": data})
+
+    return reply
+
+
+def sse_reply(frames: list[Any], *, cut: bool = False, hang: bool = False) -> Reply:
+    """An SSE stream: each frame is a JSON value (sent as ``data: <json>``) or a raw string.
+
+    Args:
+        frames: what to send, in order.
+        cut: drop the connection after the frames, without ending the body.
+        hang: after the frames, wait until the client disconnects (sets ``disconnected``).
+    """
+
+    async def reply(server: FakeServer, _: Exchange, receive: Receive, send: Send) -> None:
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
+        for frame in frames:
+            text = frame if isinstance(frame, str) else f"data: {json.dumps(frame)}\n\n"
+            await send({"type": "http.response.body", "body": text.encode(), "more_body": True})
+            server.first_chunk_sent.set()
+        if cut:
+            raise StreamCut("the test server drops the connection mid-stream")
+        if hang:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            server.disconnected.set()
+            return
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return reply
+
+
+class VirtualClock:
+    """Drives retry timers in virtual time: ``TestScheduler`` plus the notices of ``on_retry``.
+
+    Pass ``clock.scheduler`` and ``clock.on_retry`` to a model, then ``clock.run(observable)``:
+    each time a retry is scheduled, the clock advances by exactly its delay.
+    """
+
+    def __init__(self) -> None:
+        self.scheduler = TestScheduler()
+        self.notices: list[RetryNotice] = []
+        self._queue: queue.Queue[RetryNotice | None] = queue.Queue()
+
+    def on_retry(self, notice: RetryNotice) -> None:
+        self.notices.append(notice)
+        self._queue.put(notice)
+
+    @property
+    def now(self) -> float:
+        """Virtual seconds since the start."""
+        return self.scheduler.clock
+
+    def run(self, observable: Observable[LlmResponse]) -> list[LlmResponse]:
+        """Subscribes, advances virtual time through every retry, returns the items or raises."""
+        items: list[LlmResponse] = []
+        errors: list[Exception] = []
+
+        def finish(error: Exception | None = None) -> None:
+            if error is not None:
+                errors.append(error)
+            self._queue.put(None)
+
+        observable.subscribe(items.append, finish, finish)
+        while (notice := self._queue.get(timeout=20)) is not None:
+            self.scheduler.advance_by(notice.delay)
+        if errors:
+            raise errors[0]
+        return items
