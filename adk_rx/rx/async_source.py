@@ -43,6 +43,11 @@ def from_async(factory: Callable[[], AsyncSource[T]]) -> Observable[T]:
     off the loop, so the loop wakes at once) and closes the async generator, so its ``finally``
     runs. Disposing from inside ``on_next`` stops the iteration before the next item is pulled.
 
+    Subscribed from another thread, the task may start before that thread has finished wiring
+    the subscription chain (RxPY has no ``onSubscribe``); a generator that never awaits can
+    then run ahead of a downstream ``take`` until the disposal reaches it. Items pulled in that
+    window are dropped, never delivered.
+
     Marble diagram::
 
         factory() -> coroutine returning r:    ----r|

@@ -37,15 +37,18 @@ class _BlockingIterator(Iterator[T], Generic[T]):
             raise ValueError(f"max_buffer must be at least 1, got {max_buffer}")
         self._source = source
         self._max_buffer = max_buffer
-        self._consumer = threading.get_ident()
+        # A one-slot holder, not an attribute read through self: the channel must not reference
+        # this iterator, or a cycle would keep it alive after ``break`` and delay disposal.
+        self._consumer = [threading.get_ident()]
         self._ready = threading.Event()
         self._channel: Channel[T] | None = None
         self._subscription: abc.DisposableBase | None = None
         self._closed = False
 
     def _start(self) -> Channel[T]:
+        consumer = self._consumer
         channel: Channel[T] = Channel(
-            self._max_buffer, lambda: threading.get_ident() != self._consumer, self._ready.set
+            self._max_buffer, lambda: threading.get_ident() != consumer[0], self._ready.set
         )
         self._channel = channel
         # A synchronous source would emit everything inside subscribe(), on this thread, where
@@ -58,7 +61,7 @@ class _BlockingIterator(Iterator[T], Generic[T]):
     def __next__(self) -> T:
         if self._closed:
             raise StopIteration
-        self._consumer = threading.get_ident()
+        self._consumer[0] = threading.get_ident()
         channel = self._channel or self._start()
         while True:
             try:
