@@ -117,6 +117,11 @@ class Runner:
         config = run_config or RunConfig()
         if not isinstance(config, RunConfig):
             raise ConfigurationError("run_config must be a RunConfig")
+        if state_delta is not None and not isinstance(state_delta, Mapping):
+            raise ConfigurationError(
+                f"state_delta must be a mapping of state keys to values, got "
+                f"{type(state_delta).__name__}"
+            )
         delta = dict(state_delta or {})
 
         def subscribe(
