@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import pydantic_core
 import reactivex as rx
 from google.genai import types
 from reactivex import Observable
@@ -27,6 +28,7 @@ from adk_rx.errors import AdkRxError, StopError
 from adk_rx.events import Event, EventActions, ToolConfirmation
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
 from adk_rx.run_config import ToolExecutionMode
+from adk_rx.tools.function import ToolResultError
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
@@ -53,6 +55,18 @@ def tool_result_dict(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
         return value
     return {"result": value}
+
+
+def _jsonable(tool: BaseTool, value: Any) -> Any:
+    """``value`` as JSON-compatible Python; ToolResultError when JSON cannot hold it."""
+    if value is None or value is _NO_RESPONSE:
+        return value
+    try:
+        return pydantic_core.to_jsonable_python(value)
+    except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
+        raise ToolResultError(
+            f"tool {tool.name!r} returned a value JSON cannot hold ({type(value).__name__}): {exc}"
+        ) from exc
 
 
 def _error_text(exc: BaseException) -> str:
@@ -82,9 +96,9 @@ def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observabl
     tc = item.context
     if tool is None:
         known = ", ".join(sorted(agent.tools_by_name(ctx))) or "(none)"
-        return rx.just({
-            "error": f"tool {item.call.name!r} does not exist; available tools: {known}"
-        })
+        return rx.just(
+            {"error": f"tool {item.call.name!r} does not exist; available tools: {known}"}
+        )
     plugins = ctx.plugin_manager
 
     def before() -> Observable[Any]:
@@ -102,11 +116,13 @@ def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observabl
         obs = rx.defer(lambda _: tool.run_async(args=item.args, tool_context=tc))
         timeout = ctx.run_config.tool_timeout
         if timeout is not None:
-            obs = obs.pipe(ops.timeout(timeout, rx.throw(_ToolTimeout()),
-                                       scheduler=ctx.timer_scheduler))
+            obs = obs.pipe(
+                ops.timeout(timeout, rx.throw(_ToolTimeout()), scheduler=ctx.timer_scheduler)
+            )
         return obs.pipe(
             ops.take(1),
             ops.default_if_empty(None),
+            ops.map(lambda value: _jsonable(tool, value)),
             ops.catch(lambda exc, _: on_error(exc)),
         )
 
@@ -118,11 +134,17 @@ def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observabl
         thunks: list[Callable[[], Any]] = []
         if plugins is not None:
             thunks += plugins.thunks(
-                "on_tool_error_callback", tool=tool, tool_args=item.args, tool_context=tc,
+                "on_tool_error_callback",
+                tool=tool,
+                tool_args=item.args,
+                tool_context=tc,
                 error=exc,
             )
         thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
-        return first_result(thunks).pipe(ops.default_if_empty({"error": _error_text(exc)}))
+        return first_result(thunks).pipe(
+            ops.map(lambda value: _checked(tool, value)),
+            ops.default_if_empty({"error": _error_text(exc)}),
+        )
 
     def after(result: Any) -> Observable[Any]:
         if result is None and tool.is_long_running:
@@ -131,24 +153,42 @@ def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observabl
         thunks: list[Callable[[], Any]] = []
         if plugins is not None:
             thunks += plugins.thunks(
-                "after_tool_callback", tool=tool, tool_args=item.args, tool_context=tc,
+                "after_tool_callback",
+                tool=tool,
+                tool_args=item.args,
+                tool_context=tc,
                 result=response,
             )
         thunks += [_bind(cb, tool, item.args, tc, response) for cb in agent.after_tool_callback]
         if not thunks:
             return rx.just(response)
-        return first_result(thunks).pipe(ops.default_if_empty(response))
+        return first_result(thunks).pipe(
+            ops.default_if_empty(response), ops.map(lambda value: _checked(tool, value))
+        )
 
     has_before = bool(agent.before_tool_callback) or (
         plugins is not None and plugins.has("before_tool_callback")
     )
     result = (
-        before().pipe(ops.take(1), ops.to_list(), ops.flat_map(
-            lambda found: rx.just(found[0]) if found else run_tool()))
+        before().pipe(
+            ops.take(1),
+            ops.to_list(),
+            ops.flat_map(lambda found: rx.just(_checked(tool, found[0])) if found else run_tool()),
+        )
         if has_before
         else rx.defer(lambda _: run_tool())
     )
     return result.pipe(ops.flat_map(after))
+
+
+def _checked(tool: BaseTool, response: Any) -> Any:
+    """A callback's result, or an error response when JSON cannot hold it."""
+    if response is _NO_RESPONSE:
+        return response
+    try:
+        return _jsonable(tool, tool_result_dict(response))
+    except ToolResultError as exc:
+        return {"error": str(exc)}
 
 
 def _bind(cb: Callable[..., Any], *args: Any) -> Callable[[], Any]:
@@ -184,11 +224,16 @@ def handle_function_calls(
         for call in calls
     ]
     singles = [rx.defer(lambda _, it=it: _run_call(agent, ctx, it)) for it in items]
+    collected: Observable[list[Any]]
     if ctx.run_config.tool_execution_mode is ToolExecutionMode.SEQUENTIAL or len(singles) == 1:
         collected = rx.concat(*singles).pipe(ops.to_list())
     else:
         collected = rx.fork_join(*singles).pipe(ops.map(list))
-    return collected.pipe(ops.flat_map(lambda results: _events(agent, ctx, items, results)))
+
+    def emit(results: list[Any]) -> Observable[Event]:
+        return _events(agent, ctx, items, results)
+
+    return collected.pipe(ops.flat_map(emit))
 
 
 def _events(

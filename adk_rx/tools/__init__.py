@@ -4,6 +4,8 @@ from adk_rx.tools.agent_tool import AgentTool
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.builtins import exit_loop, transfer_to_agent
 from adk_rx.tools.function import FunctionTool
+from adk_rx.tools.load_artifacts import load_artifacts
+from adk_rx.tools.load_memory import load_memory
 from adk_rx.tools.long_running import LongRunningFunctionTool
 
 __all__ = [
@@ -12,5 +14,7 @@ __all__ = [
     "FunctionTool",
     "LongRunningFunctionTool",
     "exit_loop",
+    "load_artifacts",
+    "load_memory",
     "transfer_to_agent",
 ]
