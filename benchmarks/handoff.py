@@ -1,8 +1,8 @@
 """Thread hand-off throughput: stock ``observe_on`` vs ``observe_on_bounded`` vs ``to_iterable``.
 
 Every item crosses from a producer thread to a consumer thread. Each row is the median of 5
-runs. Stock ``observe_on`` runs with fewer items because its queue dequeues in O(n) and a
-run at the full size takes minutes; the row says how many items it moved.
+runs. Stock ``observe_on`` moves fewer items to keep the script short; its queue dequeues in
+O(n), so it only gets slower with more items. The table says how many items each row moved.
 
 Run from the repository root: ``PYTHONPATH=. python benchmarks/handoff.py`` (or with adk_rx
 installed).
