@@ -29,6 +29,7 @@ from adk_rx.errors import (
 )
 from adk_rx.events import Event, EventActions
 from adk_rx.run_config import RunConfig
+from adk_rx.rx.schedulers import timer_scheduler
 from adk_rx.sessions.session import Session
 
 if TYPE_CHECKING:
@@ -194,8 +195,6 @@ class Invocation:
             self._status = "running"
         timeout = self.run_config.timeout
         if timeout is not None:
-            from adk_rx.rx.schedulers import timer_scheduler
-
             timer = self.runner.timer_scheduler or timer_scheduler()
             self._timer.disposable = timer.schedule_relative(
                 timeout, lambda *_: self._stop("TIMEOUT")
@@ -322,7 +321,8 @@ class Invocation:
             memory_service=runner.memory_service,
             plugin_manager=runner.plugin_manager,
             io_scheduler=runner.io_scheduler,
-            timer_scheduler=runner.timer_scheduler,
+            # Never None: time operators default to a scheduler that starts a thread per timer.
+            timer_scheduler=runner.timer_scheduler or timer_scheduler(),
         )
         self.ctx = ctx
         plugins = runner.plugin_manager
