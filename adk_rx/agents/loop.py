@@ -45,7 +45,9 @@ class LoopAgent(BaseAgent):
         if max_iterations is not None and max_iterations < 0:
             raise InvalidAgentError(f"max_iterations must be >= 0, got {max_iterations}")
         super().__init__(
-            name=name, description=description, sub_agents=sub_agents,
+            name=name,
+            description=description,
+            sub_agents=sub_agents,
             before_agent_callback=before_agent_callback,
             after_agent_callback=after_agent_callback,
         )
