@@ -370,7 +370,10 @@ class Invocation:
                 "before_run_callback must return types.Content or None"
             ))
         assert self.ctx is not None
-        return rx.just(Event(author="model", content=content, invocation_id=self.ctx.invocation_id))
+        # Persisted like every emitted event (API.md), unlike ADK for Java.
+        event = Event(author="model", content=content, invocation_id=self.ctx.invocation_id)
+        self.ctx.session.mark_applied(event)
+        return self._persist(event)
 
     def _run_agent(self) -> Observable[Event]:
         ctx = self.ctx
