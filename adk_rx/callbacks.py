@@ -18,7 +18,7 @@ import reactivex as rx
 from reactivex import Observable
 from reactivex import operators as ops
 
-from adk_rx.errors import AdkRxError, CallbackError
+from adk_rx.errors import AdkRxError, CallbackError, ConfigurationError
 
 __all__ = ["as_callback_list", "first_result", "lift_result"]
 
@@ -29,7 +29,11 @@ _EMPTY_MARK = object()
 
 
 def as_callback_list(value: Any) -> tuple[Callable[..., Any], ...]:
-    """Normalises a callback argument: None, one callable, or a list of callables."""
+    """Normalises a callback argument: None, one callable, or a list of callables.
+
+    Raises:
+        ConfigurationError: something in ``value`` is not callable.
+    """
     if value is None:
         return ()
     if callable(value):
@@ -37,9 +41,9 @@ def as_callback_list(value: Any) -> tuple[Callable[..., Any], ...]:
     if isinstance(value, list | tuple):
         for cb in value:
             if not callable(cb):
-                raise TypeError(f"callback {cb!r} is not callable")
+                raise ConfigurationError(f"callback {cb!r} is not callable")
         return tuple(value)
-    raise TypeError(f"a callback must be a callable or a list of callables, got {value!r}")
+    raise ConfigurationError(f"a callback must be a callable or a list of callables, got {value!r}")
 
 
 def _describe(thunk: Thunk) -> str:
