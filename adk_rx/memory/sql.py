@@ -80,7 +80,9 @@ _FORGET = sa.delete(_MEMORY).where(
     _MEMORY.c.user_id == sa.bindparam("user"),
     _MEMORY.c.session_id == sa.bindparam("sid"),
 )
-_REMEMBER = sa.insert(_MEMORY)
+_REMEMBER = sa.insert(_MEMORY).values(
+    {column.name: sa.bindparam(column.name) for column in _MEMORY.columns if column.name != "id"}
+)
 
 
 class SqlMemoryService(BaseMemoryService):
@@ -111,7 +113,7 @@ class SqlMemoryService(BaseMemoryService):
             with self._db.write("adding a session to memory") as conn:
                 conn.execute(_FORGET, key)
                 if rows:
-                    conn.execute(_REMEMBER, rows)
+                    conn.executemany(_REMEMBER, rows)
 
         return from_blocking(add, self._scheduler).pipe(ops.ignore_elements())
 
@@ -133,7 +135,7 @@ class SqlMemoryService(BaseMemoryService):
             self._ready()
             params = {"query": expression, "app": app_name, "user": user_id}
             with self._db.read("searching memory") as conn:
-                rows = conn.execute(statement, params).all()
+                rows = conn.execute(statement, params).fetchall()
             return SearchMemoryResponse(memories=[_entry(*row) for row in rows])
 
         return from_blocking(search, self._scheduler)

@@ -2,10 +2,13 @@
 
 An append is one short transaction::
 
-    lock the session row         (SQLite: BEGIN IMMEDIATE; PostgreSQL: SELECT ... FOR UPDATE)
-    insert the event at next_seq (the sequence number comes from the row, never from the caller)
-    update the session row       (next_seq + 1, update time, session keys of the delta)
-    upsert / delete shared keys  (one row per user: / app: key; temp: keys are dropped)
+    lock the session row and claim next_seq
+        SQLite:     BEGIN IMMEDIATE (the database's write lock)
+        PostgreSQL: the UPDATE ... SET next_seq = next_seq + 1 RETURNING that takes the row
+                    lock, or SELECT ... FOR UPDATE first when the delta has session keys
+                    whose new value is computed from the stored state
+    insert the event at the claimed number (never a number the caller supplies)
+    upsert / delete shared keys (one row per user: / app: key; temp: keys are dropped)
 
 Nothing compares versions or timestamps, so a writer whose session view is behind (another
 process appended meanwhile) never fails: its event simply takes the next sequence number.
@@ -50,7 +53,7 @@ from adk_rx.sessions.session import (
     Session,
     merge_scoped_state,
 )
-from adk_rx.sessions.sql_engine import Database
+from adk_rx.sessions.sql_engine import Database, Tx
 from adk_rx.sessions.sql_lock import TurnLocks
 from adk_rx.state import REMOVED, apply_delta
 
@@ -126,7 +129,7 @@ class SqlSessionService(BaseSessionService):
             key = {"app": app_name, "user": user_id}
             self._ready()
             with self._db.write("creating a session") as conn:
-                if conn.execute(self._upserts.create_session, row).first() is None:
+                if conn.execute(self._upserts.create_session, row).fetchone() is None:
                     raise SessionExistsError(
                         f"session {sid!r} already exists for app {app_name!r}, user {user_id!r}"
                     )
@@ -163,22 +166,22 @@ class SqlSessionService(BaseSessionService):
             count = None if config is None else config.num_recent_events
             after = None if config is None else config.after_timestamp
             with self._db.read("reading a session") as conn:
-                row = conn.execute(sql.READ_SESSION, key).one_or_none()
+                row = conn.execute(sql.READ_SESSION, key).fetchone()
                 if row is None:
                     return None
                 app_state, user_state = _read_shared(conn, key)
                 rows: Sequence[Any] = ()
                 if count is None or count > 0:
                     query = sql.events_query(limited=count is not None, after=after is not None)
-                    rows = conn.execute(query, {**key, "count": count, "after": after}).all()
+                    rows = conn.execute(query, {**key, "count": count, "after": after}).fetchall()
             cache_key = (app_name, user_id, session_id)
             return Session(
                 id=session_id,
                 app_name=app_name,
                 user_id=user_id,
-                state=merge_scoped_state(decode_state(row.state), app_state, user_state),
+                state=merge_scoped_state(decode_state(row[0]), app_state, user_state),
                 events=[self._decode(cache_key, seq, eid, body) for seq, eid, body in rows],
-                last_update_time=row.update_time,
+                last_update_time=row[1],
             )
 
         return _maybe(from_blocking(get, self._scheduler))
@@ -191,16 +194,16 @@ class SqlSessionService(BaseSessionService):
             self._ready()
             key = {"app": app_name, "user": user_id}
             with self._db.read("listing sessions") as conn:
-                rows = conn.execute(sql.LIST_SESSIONS, key).all()
+                rows = conn.execute(sql.LIST_SESSIONS, key).fetchall()
                 app_state, user_state = _read_shared(conn, key)
             return ListSessionsResponse(
                 sessions=[
                     Session(
-                        id=row.id,
+                        id=row[0],
                         app_name=app_name,
                         user_id=user_id,
-                        state=merge_scoped_state(decode_state(row.state), app_state, user_state),
-                        last_update_time=row.update_time,
+                        state=merge_scoped_state(decode_state(row[1]), app_state, user_state),
+                        last_update_time=row[2],
                     )
                     for row in rows
                 ]
@@ -270,7 +273,7 @@ class SqlSessionService(BaseSessionService):
     def _ready(self) -> None:
         self._db.ensure("sessions", _create_tables)
 
-    def _write_shared(self, conn: sa.Connection, key: dict[str, str], shared: _SharedDelta) -> None:
+    def _write_shared(self, conn: Tx, key: dict[str, str], shared: _SharedDelta) -> None:
         # Keys in sorted order, user rows before app rows: every writer takes row locks in
         # the same order, so two appends can never deadlock on PostgreSQL.
         for name, value in shared.user:
@@ -302,21 +305,33 @@ class SqlSessionService(BaseSessionService):
 
 
 def _append_row(
-    conn: sa.Connection,
+    conn: Tx,
     key: dict[str, str],
     event: Event,
     body: str,
     session_delta: Mapping[str, Any],
 ) -> int:
-    """Locks the session row, inserts the event at next_seq, advances the row."""
-    lock = sql.LOCK_SESSION_WITH_STATE if session_delta else sql.LOCK_SESSION
-    row = conn.execute(lock, key).one_or_none()
-    if row is None:
+    """Locks the session row, advances next_seq, inserts the event at the claimed number."""
+    if session_delta:
+        row = conn.execute(sql.LOCK_SESSION_WITH_STATE, key).fetchone()
+        seq = None if row is None else int(row[0])
+    else:
+        claimed = conn.execute(sql.CLAIM_SEQ, {**key, "new_time": event.timestamp}).fetchone()
+        row, seq = None, None if claimed is None else int(claimed[0]) - 1
+    if seq is None:
         raise SessionNotFoundError(
             f"cannot append to session {key['sid']!r} of app {key['app']!r}, "
             f"user {key['user']!r}: it does not exist (deleted?)"
         )
-    seq: int = row.next_seq
+    if row is not None:
+        state = decode_state(row[1])
+        apply_delta(state, session_delta)
+        changes = {
+            "new_seq": seq + 1,
+            "new_time": event.timestamp,
+            "new_state": encode_state(state),
+        }
+        conn.execute(sql.ADVANCE_SESSION_WITH_STATE, {**key, **changes})
     conn.execute(
         sql.INSERT_EVENT,
         {
@@ -331,13 +346,6 @@ def _append_row(
             "body": body,
         },
     )
-    changes = {**key, "new_seq": seq + 1, "new_time": event.timestamp}
-    if session_delta:
-        state = decode_state(row.state)
-        apply_delta(state, session_delta)
-        conn.execute(sql.ADVANCE_SESSION_WITH_STATE, {**changes, "new_state": encode_state(state)})
-    else:
-        conn.execute(sql.ADVANCE_SESSION, changes)
     return seq
 
 
@@ -363,11 +371,11 @@ def _encode_shared(scoped: ScopedDelta) -> _SharedDelta:
     return _SharedDelta(encode(scoped.user), encode(scoped.app))
 
 
-def _read_shared(conn: sa.Connection, key: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    app_rows = conn.execute(sql.READ_APP_STATE, key)
-    app_state = {name: decode_value(value) for name, value in app_rows}
-    user_rows = conn.execute(sql.READ_USER_STATE, key)
-    return app_state, {name: decode_value(value) for name, value in user_rows}
+def _read_shared(conn: Tx, key: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    scopes: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+    for is_user, name, value in conn.execute(sql.READ_SHARED_STATE, key):
+        scopes[is_user][name] = decode_value(value)
+    return scopes
 
 
 def _create_tables(conn: sa.Connection) -> None:

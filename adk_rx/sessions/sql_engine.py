@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import sqlalchemy as sa
@@ -28,7 +28,7 @@ from sqlalchemy.pool import StaticPool
 
 from adk_rx.errors import ConfigurationError, StoreError
 
-__all__ = ["Database", "normalize_url"]
+__all__ = ["Database", "Tx", "normalize_url"]
 
 _BEGIN_OPTION = "adk_rx_begin"
 _FILE_LOCKS: dict[str, threading.Lock] = {}
@@ -93,6 +93,7 @@ class Database:
         self.engine = sa.create_engine(self.url, **options)
         if self.is_sqlite:
             self._install_sqlite_hooks(busy_timeout)
+        self._compiler = _Compiler(self.engine.dialect)
         self._ready: set[str] = set()
         self._ready_lock = threading.Lock()
 
@@ -112,33 +113,68 @@ class Database:
 
         @sa_event.listens_for(self.engine, "begin")
         def _begin(conn: sa.Connection) -> None:
-            conn.exec_driver_sql(conn.get_execution_options().get(_BEGIN_OPTION, "BEGIN"))
+            # Straight to the driver: this runs for every transaction, and SQLAlchemy's
+            # statement machinery would double its cost.
+            begin = conn.get_execution_options().get(_BEGIN_OPTION, "BEGIN")
+            conn.connection.driver_connection.execute(begin)  # type: ignore[union-attr]
 
     # -- transactions -------------------------------------------------------------------------
 
     @contextmanager
-    def write(self, what: str) -> Iterator[sa.Connection]:
+    def write(self, what: str) -> Iterator[Tx]:
         """A write transaction: committed on exit, rolled back on any exception.
 
         Args:
             what: names the operation in the StoreError a driver failure becomes.
         """
-        lock = self._write_lock or nullcontext()
-        with lock, _translated(what), self.engine.connect() as conn:
-            if self.is_sqlite:
-                conn.execution_options(**{_BEGIN_OPTION: "BEGIN IMMEDIATE"})
-            with conn.begin():
-                yield conn
+        with (
+            self._write_lock or nullcontext(),
+            self._transaction(what, "BEGIN IMMEDIATE", None) as tx,
+        ):
+            yield tx
 
     @contextmanager
-    def read(self, what: str) -> Iterator[sa.Connection]:
+    def read(self, what: str) -> Iterator[Tx]:
         """A read-only transaction over one snapshot."""
-        lock: AbstractContextManager[Any] = self._read_lock or nullcontext()
-        with lock, _translated(what), self.engine.connect() as conn:
-            if not self.is_sqlite:
-                conn.execution_options(isolation_level="REPEATABLE READ")
-            with conn.begin():
-                yield conn
+        with (
+            self._read_lock or nullcontext(),
+            self._transaction(what, "BEGIN", "REPEATABLE_READ") as tx,
+        ):
+            yield tx
+
+    @contextmanager
+    def _transaction(self, what: str, sqlite_begin: str, pg_isolation: str | None) -> Iterator[Tx]:
+        dbapi_error = self.engine.dialect.loaded_dbapi.Error
+        try:
+            raw = self.engine.raw_connection()
+        except sa_exc.SQLAlchemyError as exc:
+            raise StoreError(f"{what} failed: {_first_line(exc)}") from exc
+        conn: Any = raw.driver_connection
+        isolation = None
+        try:
+            if self.is_sqlite:
+                conn.execute(sqlite_begin)
+            elif pg_isolation is not None:
+                import psycopg  # only PostgreSQL needs it
+
+                isolation = conn.isolation_level
+                conn.isolation_level = psycopg.IsolationLevel[pg_isolation]
+            yield Tx(conn, self._compiler)
+            conn.execute("COMMIT") if self.is_sqlite else conn.commit()
+        except dbapi_error as exc:
+            raw.invalidate()  # a connection that failed mid-transaction is not reused
+            raise StoreError(f"{what} failed: {_first_line(exc)}") from exc
+        except BaseException:
+            if self.is_sqlite:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            else:
+                conn.rollback()
+            raise
+        finally:
+            if pg_isolation is not None and not self.is_sqlite and raw.is_valid:
+                conn.isolation_level = isolation
+            raw.close()
 
     def ensure(self, component: str, setup: Callable[[sa.Connection], None]) -> None:
         """Runs ``setup`` once per process and component, in a write transaction.
@@ -151,15 +187,83 @@ class Database:
         with self._ready_lock:
             if component in self._ready:
                 return
-            with self.write(f"creating the {component} tables") as conn:
-                if not self.is_sqlite:
-                    conn.execute(sa.select(sa.func.pg_advisory_xact_lock(0x61646B5F7278)))
-                setup(conn)
+            what = f"creating the {component} tables"
+            with (
+                self._write_lock or nullcontext(),
+                _translated(what),
+                self.engine.connect() as conn,
+            ):
+                if self.is_sqlite:
+                    conn.execution_options(**{_BEGIN_OPTION: "BEGIN IMMEDIATE"})
+                with conn.begin():
+                    if not self.is_sqlite:
+                        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(0x61646B5F7278)))
+                    setup(conn)
             self._ready.add(component)
 
     def dispose(self) -> None:
         """Closes the pooled connections."""
         self.engine.dispose()
+
+
+class Tx:
+    """One transaction on a pooled driver connection.
+
+    Statements are SQLAlchemy Core objects compiled once per dialect and then run on the
+    driver connection itself: SQLAlchemy's per-execution machinery costs several times what
+    SQLite needs to run these statements.
+    """
+
+    __slots__ = ("_compiler", "_conn")
+
+    def __init__(self, conn: Any, compiler: _Compiler) -> None:
+        self._conn = conn
+        self._compiler = compiler
+
+    def execute(self, statement: sa.Executable, params: Mapping[str, Any] | None = None) -> Any:
+        """Runs ``statement`` with ``params``; returns the driver's cursor (tuples)."""
+        sql, to_args = self._compiler(statement)
+        return self._conn.execute(sql, to_args(params or {}))
+
+    def executemany(self, statement: sa.Executable, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Runs ``statement`` once per row."""
+        sql, to_args = self._compiler(statement)
+        self._conn.cursor().executemany(sql, [to_args(row) for row in rows])
+
+
+class _Compiler:
+    """Compiles Core statements once for a dialect; maps named params to driver arguments."""
+
+    def __init__(self, dialect: sa.Dialect) -> None:
+        self._dialect = dialect
+        self._lock = threading.Lock()
+        self._cache: dict[int, tuple[sa.Executable, str, Callable[[Mapping[str, Any]], Any]]] = {}
+
+    def __call__(self, statement: sa.Executable) -> tuple[str, Callable[[Mapping[str, Any]], Any]]:
+        entry = self._cache.get(id(statement))
+        if entry is None or entry[0] is not statement:
+            entry = (statement, *self._compile(statement))
+            with self._lock:
+                self._cache[id(statement)] = entry
+        return entry[1], entry[2]
+
+    def _compile(self, statement: sa.Executable) -> tuple[str, Callable[[Mapping[str, Any]], Any]]:
+        compiled = statement.compile(dialect=self._dialect)  # type: ignore[attr-defined]
+        # Literal values rendered as parameters (e.g. sa.literal(0)) keep their value.
+        fixed = {k: v for k, v in compiled.params.items() if v is not None}
+        if self._dialect.positional:
+            names = tuple(compiled.positiontup or ())
+
+            def positional(params: Mapping[str, Any]) -> Any:
+                return tuple(params[n] if n in params else fixed[n] for n in names)
+
+            return str(compiled), positional
+        names = tuple(compiled.params)  # the rendered parameter names
+
+        def named(params: Mapping[str, Any]) -> Any:
+            return {n: params[n] if n in params else fixed[n] for n in names}
+
+        return str(compiled), named
 
 
 @contextmanager

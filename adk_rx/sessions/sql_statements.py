@@ -21,13 +21,24 @@ _APP, _USER, _SID = sa.bindparam("app"), sa.bindparam("user"), sa.bindparam("sid
 _SESSION_IS = (_S.c.app_name == _APP, _S.c.user_id == _USER, _S.c.id == _SID)
 _EVENTS_OF = (_E.c.app_name == _APP, _E.c.user_id == _USER, _E.c.session_id == _SID)
 
-LOCK_SESSION = sa.select(_S.c.next_seq).where(*_SESSION_IS).with_for_update()
+# The common append (no session keys in the delta) claims its number with one statement: the
+# UPDATE takes the row lock and RETURNING hands back the advanced counter.
+CLAIM_SEQ = (
+    sa.update(_S)
+    .where(*_SESSION_IS)
+    .values(next_seq=_S.c.next_seq + 1, update_time=sa.bindparam("new_time"))
+    .returning(_S.c.next_seq)
+)
 LOCK_SESSION_WITH_STATE = sa.select(_S.c.next_seq, _S.c.state).where(*_SESSION_IS).with_for_update()
 INSERT_EVENT = sa.insert(_E)
-_NEXT = {"next_seq": sa.bindparam("new_seq"), "update_time": sa.bindparam("new_time")}
-ADVANCE_SESSION = sa.update(_S).where(*_SESSION_IS).values(**_NEXT)
 ADVANCE_SESSION_WITH_STATE = (
-    sa.update(_S).where(*_SESSION_IS).values(**_NEXT, state=sa.bindparam("new_state"))
+    sa.update(_S)
+    .where(*_SESSION_IS)
+    .values(
+        next_seq=sa.bindparam("new_seq"),
+        update_time=sa.bindparam("new_time"),
+        state=sa.bindparam("new_state"),
+    )
 )
 
 READ_SESSION = sa.select(_S.c.state, _S.c.update_time).where(*_SESSION_IS)
@@ -36,9 +47,12 @@ LIST_SESSIONS = (
     .where(_S.c.app_name == _APP, _S.c.user_id == _USER)
     .order_by(_S.c.create_time, _S.c.id)
 )
-READ_APP_STATE = sa.select(_A.c.key, _A.c.value).where(_A.c.app_name == _APP)
-READ_USER_STATE = sa.select(_U.c.key, _U.c.value).where(
-    _U.c.app_name == _APP, _U.c.user_id == _USER
+# Both shared scopes in one round trip: (is_user, key, value) rows.
+READ_SHARED_STATE = sa.union_all(
+    sa.select(sa.literal(0).label("is_user"), _A.c.key, _A.c.value).where(_A.c.app_name == _APP),
+    sa.select(sa.literal(1).label("is_user"), _U.c.key, _U.c.value).where(
+        _U.c.app_name == _APP, _U.c.user_id == _USER
+    ),
 )
 DELETE_EVENTS = sa.delete(_E).where(*_EVENTS_OF)
 DELETE_SESSION = sa.delete(_S).where(*_SESSION_IS)
