@@ -30,14 +30,31 @@ if TYPE_CHECKING:
 __all__ = ["inject_state", "resolve_instruction"]
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
-_ARTIFACT_OPEN = re.compile(r"\{(\s*)artifact\.")
+_ARTIFACT = "artifact."
 _KEY = re.compile(r"^(?:(?:app|user|temp):)?[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def inject_state(template: str, state: Mapping[str, Any], agent_name: str = "") -> str:
-    """Fills the placeholders of ``template`` from ``state`` (artifacts excluded)."""
+def inject_state(
+    template: str,
+    state: Mapping[str, Any],
+    agent_name: str = "",
+    artifacts: Mapping[str, str | None] | None = None,
+) -> str:
+    """Fills the placeholders of ``template`` from ``state``.
+
+    Args:
+        template: the instruction text.
+        state: the session state.
+        agent_name: named in the error message.
+        artifacts: file name -> text (None when missing) for ``{artifact.<name>}``
+            placeholders; without it they are left as written.
+
+    Raises:
+        InstructionError: a required state key or artifact is missing.
+    """
     if "{" not in template and "}" not in template:
         return template
+    where = f" of agent {agent_name!r}" if agent_name else ""
 
     def fill(match: re.Match[str]) -> str:
         whole = match.group(0)
@@ -48,6 +65,17 @@ def inject_state(template: str, state: Mapping[str, Any], agent_name: str = "") 
         inner = match.group(1).strip()
         optional = inner.endswith("?")
         key = inner[:-1] if optional else inner
+        if key.startswith(_ARTIFACT) and artifacts is not None:
+            filename = key[len(_ARTIFACT) :]
+            found = artifacts.get(filename)
+            if found is not None:
+                return found
+            if optional:
+                return ""
+            raise InstructionError(
+                f"instruction{where} needs artifact {filename!r}, which was not found; save "
+                f"it first or write {{{key}?}} to make it optional"
+            )
         if not _KEY.match(key):
             return whole
         if key in state:
@@ -55,7 +83,6 @@ def inject_state(template: str, state: Mapping[str, Any], agent_name: str = "") 
             return "" if value is None else str(value)
         if optional:
             return ""
-        where = f" of agent {agent_name!r}" if agent_name else ""
         raise InstructionError(
             f"instruction{where} needs state key {key!r}, which is not set; set it in the "
             f"session state (e.g. create_session(state=...)) or write {{{key}?}} to make it "
@@ -69,8 +96,8 @@ def _artifact_names(template: str) -> list[str]:
     names = []
     for match in _PLACEHOLDER.finditer(template):
         inner = (match.group(1) or "").strip()
-        if inner.startswith("artifact."):
-            names.append(inner.removesuffix("?"))
+        if inner.startswith(_ARTIFACT):
+            names.append(inner.removesuffix("?")[len(_ARTIFACT) :])
     return names
 
 
@@ -83,8 +110,10 @@ def resolve_instruction(
         def provide(_: Any) -> Observable[str]:
             result = instruction(ReadonlyContext(ctx))
             lifted = lift_result(result)
-            return rx.just(result or "") if lifted is None else lifted.pipe(
-                ops.map(lambda text: text or ""), ops.default_if_empty("")
+            return (
+                rx.just(result or "")
+                if lifted is None
+                else lifted.pipe(ops.map(lambda text: text or ""), ops.default_if_empty(""))
             )
 
         return rx.defer(provide)
@@ -99,25 +128,22 @@ def resolve_instruction(
 def _with_artifacts(template: str, names: list[str], ctx: InvocationContext) -> Observable[str]:
     service = ctx.artifact_service
 
-    def load(name: str) -> Observable[tuple[str, str]]:
-        filename = name.removeprefix("artifact.")
+    def load(filename: str) -> Observable[tuple[str, str | None]]:
         if service is None:
-            return rx.just((name, ""))
+            return rx.just((filename, None))
         return service.load_artifact(
-            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id,
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=ctx.session.id,
             filename=filename,
         ).pipe(
-            ops.map(lambda part: (name, part.text or "")),
-            ops.default_if_empty((name, None)),
+            ops.map(lambda part: (filename, part.text or "")),
+            ops.default_if_empty((filename, None)),
         )
 
     def fill(pairs: list[tuple[str, str | None]]) -> str:
-        # Artifact placeholders become ordinary keys ("artifact_<name>") for inject_state.
-        values: dict[str, Any] = dict(ctx.session.state)
-        for name, text in pairs:
-            if text is not None:
-                values[name.replace("artifact.", "artifact_", 1)] = text
-        renamed = _ARTIFACT_OPEN.sub(r"{\1artifact_", template)
-        return inject_state(renamed, values, ctx.agent.name)
+        return inject_state(template, ctx.session.state, ctx.agent.name, dict(pairs))
 
-    return rx.from_iterable(names).pipe(ops.concat_map(load), ops.to_list(), ops.map(fill))
+    return rx.from_iterable(dict.fromkeys(names)).pipe(
+        ops.concat_map(load), ops.to_list(), ops.map(fill)
+    )
