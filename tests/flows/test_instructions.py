@@ -165,5 +165,5 @@ def test_missing_artifact_is_an_instruction_error_unless_optional() -> None:
     run_agent(optional, ctx)
     assert "Notes: []" in llm.requests[0].system_instruction_text()
     required = LlmAgent(name="agent", model=llm, instruction="Notes: {artifact.notes.txt}")
-    with pytest.raises(InstructionError, match="artifact 'notes.txt'"):
+    with pytest.raises(InstructionError, match=r"artifact 'notes\.txt'"):
         run_agent(required, new_context(required, artifact_service=InMemoryArtifactService()))
