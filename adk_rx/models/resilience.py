@@ -33,7 +33,7 @@ from typing import Any
 
 import reactivex as rx
 from reactivex import Observable, abc
-from reactivex.disposable import SerialDisposable
+from reactivex.disposable import SerialDisposable, SingleAssignmentDisposable
 
 from adk_rx.errors import ConfigurationError, ModelError
 from adk_rx.models.base import BaseLlm
@@ -201,15 +201,17 @@ class _RetryRun:
             self._attempt += 1
             self._total += 1
             _, factory = self._attempts[self._model_index]
+        # The slot is installed before subscribing: a source that fails synchronously
+        # schedules the next attempt into the serial disposable from inside subscribe(), and
+        # that timer must not be replaced (and so cancelled) by this subscription afterwards.
+        slot = SingleAssignmentDisposable()
+        self._serial.disposable = slot
         try:
             source = factory()
         except Exception as exc:  # a factory that raises is an attempt that failed at once
             self._on_error(exc)
             return
-        # SerialDisposable disposes the new subscription at once if we were disposed meanwhile.
-        self._serial.disposable = source.subscribe(
-            self._on_next, self._on_error, observer.on_completed
-        )
+        slot.disposable = source.subscribe(self._on_next, self._on_error, observer.on_completed)
 
     def _on_next(self, response: LlmResponse) -> None:
         self._emitted = True
