@@ -60,21 +60,32 @@ class Harness:
         ).run()
 
     def turn(
-        self, message: types.Content | str = "hi", run_config: RunConfig | None = None
+        self,
+        message: types.Content | str = "hi",
+        run_config: RunConfig | None = None,
+        state_delta: dict[str, Any] | None = None,
+        session_id: str = SESSION,
     ) -> list[Event]:
         """The events of one invocation (raises what the run errors with)."""
-        return (
-            self.runner.run_async(
-                user_id=USER, session_id=SESSION, new_message=message, run_config=run_config
-            )
-            .pipe(ops.to_list())
-            .run()
+        events = self.runner.run_async(
+            user_id=USER,
+            session_id=session_id,
+            new_message=message,
+            run_config=run_config,
+            state_delta=state_delta,
         )
+        return events.pipe(ops.to_list()).run()
 
-    def session(self) -> Session:
+    def new_session(self, session_id: str) -> None:
+        """Creates another session of the same user."""
+        self.runner.session_service.create_session(
+            app_name="app", user_id=USER, session_id=session_id
+        ).run()
+
+    def session(self, session_id: str = SESSION) -> Session:
         """The persisted session, read back from the session service."""
         found = self.runner.session_service.get_session(
-            app_name="app", user_id=USER, session_id=SESSION
+            app_name="app", user_id=USER, session_id=session_id
         ).run()
         assert found is not None
         return found

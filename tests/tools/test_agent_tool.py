@@ -1,0 +1,174 @@
+"""AgentTool: an agent called like a function, through a Runner (scenario 72)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.genai import types
+from pydantic import BaseModel
+
+from adk_rx import AgentTool, LlmAgent, ToolContext
+from adk_rx.models import LlmResponse
+from adk_rx.testing import ScriptedLlm, simplify_events
+from tests.tool_harness import Harness, call, calls, responses_in
+
+
+def model_parts(*parts: types.Part) -> LlmResponse:
+    return LlmResponse(content=types.Content(role="model", parts=list(parts)))
+
+
+def _outer(inner: LlmAgent, *script: Any, **tool: Any) -> tuple[Harness, ScriptedLlm]:
+    llm = ScriptedLlm(script)
+    agent = LlmAgent(name="outer", model=llm, tools=[AgentTool(inner, **tool)])
+    return Harness(agent), llm
+
+
+def test_result_is_the_concatenated_text_of_the_inner_final_response() -> None:
+    inner_llm = ScriptedLlm(
+        [model_parts(types.Part(text="First text part."), types.Part(text=" Second text part."))]
+    )
+    inner = LlmAgent(name="helper", model=inner_llm, description="Helps.")
+    harness, llm = _outer(inner, calls(call("helper", {"request": "help me"})), "thanks")
+
+    events = harness.turn()
+
+    assert simplify_events(events) == [
+        'outer: FunctionCall(helper, {"request": "help me"})',
+        'outer: FunctionResponse(helper, {"result": "First text part. Second text part."})',
+        "outer: thanks",
+    ]
+    assert [c.parts[0].text for c in inner_llm.requests[0].contents if c.parts] == ["help me"]
+    assert responses_in(llm.requests[1]) == [{"result": "First text part. Second text part."}]
+
+
+def test_the_inner_flow_runs_its_own_tools_to_a_final_answer_and_is_not_streamed() -> None:
+    def lookup(key: str) -> str:
+        """Looks a key up."""
+        return key.upper()
+
+    inner_llm = ScriptedLlm([calls(call("lookup", {"key": "abc"})), "found ABC"])
+    inner = LlmAgent(name="helper", model=inner_llm, tools=[lookup])
+    harness, _ = _outer(inner, calls(call("helper", {"request": "find abc"})), "done")
+
+    events = harness.turn()
+
+    assert {e.author for e in events} == {"outer"}
+    assert events[1].get_function_responses()[0].response == {"result": "found ABC"}
+    assert {e.author for e in harness.session().events} == {"user", "outer"}
+
+
+def test_thought_parts_are_left_out_of_the_result() -> None:
+    inner_llm = ScriptedLlm(
+        [model_parts(types.Part(text="hmm, thinking", thought=True), types.Part(text="answer"))]
+    )
+    harness, _ = _outer(
+        LlmAgent(name="helper", model=inner_llm), calls(call("helper", {"request": "q"})), "ok"
+    )
+
+    events = harness.turn()
+
+    assert events[1].get_function_responses()[0].response == {"result": "answer"}
+
+
+def test_an_empty_inner_response_gives_an_empty_result() -> None:
+    inner_llm = ScriptedLlm([model_parts()])
+    harness, _ = _outer(
+        LlmAgent(name="helper", model=inner_llm), calls(call("helper", {"request": "q"})), "ok"
+    )
+
+    events = harness.turn()
+
+    assert events[1].get_function_responses()[0].response == {}
+
+
+class MagicInput(BaseModel):
+    is_magic: bool
+
+
+def test_input_schema_shapes_the_declaration_and_the_request_is_its_json() -> None:
+    inner_llm = ScriptedLlm(["magic!"])
+    inner = LlmAgent(name="magician", model=inner_llm, input_schema=MagicInput)
+    tool = AgentTool(inner)
+    harness, _ = _outer(inner, calls(call("magician", {"is_magic": True})), "ok")
+
+    harness.turn()
+
+    schema = tool.declaration().parameters_json_schema
+    assert isinstance(schema, dict) and schema["required"] == ["is_magic"]
+    assert inner_llm.requests[0].contents[0].parts[0].text == '{"is_magic":true}'
+
+
+def test_invalid_arguments_for_the_input_schema_become_an_error_response() -> None:
+    inner = LlmAgent(name="magician", model=ScriptedLlm([]), input_schema=MagicInput)
+    harness, _ = _outer(inner, calls(call("magician", {"is_magic": "perhaps"})), "ok")
+
+    events = harness.turn()
+
+    response = events[1].get_function_responses()[0].response or {}
+    assert "is_magic" in response["error"]
+    assert events[-1].text() == "ok"
+
+
+def test_inner_state_writes_reach_the_caller_state_and_response_delta() -> None:
+    def remember(fact: str, tool_context: ToolContext) -> str:
+        """Remembers a fact."""
+        tool_context.state["fact"] = fact
+        return "ok"
+
+    inner_llm = ScriptedLlm([calls(call("remember", {"fact": "sky is blue"})), "noted"])
+    inner = LlmAgent(
+        name="helper",
+        model=inner_llm,
+        tools=[remember],
+        output_key="helper_said",
+        instruction="The topic is {topic}.",
+    )
+    harness, _ = _outer(inner, calls(call("helper", {"request": "remember"})), "done")
+
+    events = harness.turn("go", state_delta={"topic": "weather"})
+
+    assert "The topic is weather." in inner_llm.requests[0].system_instruction_text()
+    assert events[1].actions.state_delta == {"fact": "sky is blue", "helper_said": "noted"}
+    state = harness.session().state
+    assert (state["fact"], state["helper_said"]) == ("sky is blue", "noted")
+
+
+def test_skip_summarization_makes_the_response_final_and_keeps_the_state() -> None:
+    def remember(tool_context: ToolContext) -> str:
+        """Remembers."""
+        tool_context.state["k"] = "v"
+        return "ok"
+
+    inner_llm = ScriptedLlm([calls(call("remember", {})), "inner answer"])
+    inner = LlmAgent(name="helper", model=inner_llm, tools=[remember])
+    harness, llm = _outer(
+        inner, calls(call("helper", {"request": "go"})), "unreachable", skip_summarization=True
+    )
+
+    events = harness.turn()
+
+    assert len(events) == 2
+    assert events[1].actions.skip_summarization is True
+    assert events[1].actions.state_delta == {"k": "v"}
+    assert events[1].is_final_response()
+    assert len(llm.requests) == 1
+
+
+def test_agent_tool_takes_the_agent_name_and_description() -> None:
+    tool = AgentTool(LlmAgent(name="helper", model=ScriptedLlm(), description="Helps out."))
+
+    assert (tool.name, tool.description) == ("helper", "Helps out.")
+    declaration = tool.declaration()
+    assert declaration.parameters_json_schema == {
+        "type": "object",
+        "properties": {"request": {"type": "string"}},
+        "required": ["request"],
+    }
+
+
+def test_agent_tool_rejects_something_that_is_not_an_agent() -> None:
+    from adk_rx import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="needs an agent"):
+        AgentTool("helper")  # type: ignore[arg-type]
