@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import reactivex.operators as ops
+from google import genai
 from google.genai import types
 
 from adk_rx.errors import ConfigurationError, MissingCredentialsError, ModelError
@@ -314,3 +315,22 @@ def test_the_default_endpoint_is_refused_while_real_calls_are_off() -> None:
 
     with pytest.raises(ConfigurationError, match="real model calls are disabled"):
         run(llm.generate_content(text_request()))
+
+
+def test_a_ready_client_is_used_as_is(server: FakeServer) -> None:
+    server.push(json_reply({"candidates": [candidate({"text": "ok"})]}))
+    client = genai.Client(api_key="client-key", http_options={"base_url": server.url})
+
+    [response] = run(
+        GeminiLlm("gemini-test", client=client, retry=None).generate_content(text_request())
+    )
+
+    assert response.get_text() == "ok"
+    assert server.exchanges[0].headers["x-goog-api-key"] == "client-key"
+
+
+def test_a_ready_client_for_the_real_service_is_refused() -> None:
+    client = genai.Client(api_key="client-key")
+
+    with pytest.raises(ConfigurationError, match=r"generativelanguage\.googleapis\.com"):
+        run(GeminiLlm("gemini-test", client=client, retry=None).generate_content(text_request()))

@@ -9,11 +9,13 @@ import pytest
 import reactivex.operators as ops
 from google.genai import types
 
+from adk_rx import InMemoryRunner, LlmAgent, RunConfig, StreamingMode
 from adk_rx.errors import ConfigurationError, MissingCredentialsError, ModelError
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.openai_compat import OpenAiCompatibleLlm
 from adk_rx.models.resilience import RetryPolicy
+from adk_rx.testing import simplify_events
 
 from ._fakes import FakeServer, VirtualClock, json_reply, raw_reply, sse_reply
 
@@ -423,3 +425,69 @@ def test_a_remote_server_is_refused_while_real_calls_are_off(
 
     with pytest.raises(ConfigurationError, match="real model calls are disabled"):
         run(llm.generate_content(text_request()))
+
+
+def get_weather(city: str) -> dict[str, str]:
+    """Returns the weather for a city."""
+    return {"city": city, "sky": "sunny"}
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_a_tool_turn_through_the_runner(server: FakeServer, streaming: bool) -> None:
+    if streaming:
+        server.push(
+            sse_reply(
+                [
+                    chunk(
+                        {
+                            "tool_calls": [
+                                {
+                                    "index": 0,
+                                    "id": "call_7",
+                                    "function": {"name": "get_weather", "arguments": '{"city":'},
+                                }
+                            ]
+                        }
+                    ),
+                    chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"Oslo"}'}}]}),
+                    chunk({}, finish="tool_calls"),
+                    "data: [DONE]\n\n",
+                ]
+            ),
+            sse_reply([chunk({"content": "Sunny "}), chunk({"content": "in Oslo."}, "stop")]),
+        )
+    else:
+        call = {
+            "id": "call_7",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+        }
+        server.push(
+            json_reply(completion({"content": None, "tool_calls": [call]}, "tool_calls")),
+            json_reply(completion({"content": "Sunny in Oslo."})),
+        )
+    agent = LlmAgent(
+        name="weather", model=local(server), instruction="Be brief.", tools=[get_weather]
+    )
+    runner = InMemoryRunner(agent=agent, app_name="openai")
+    mode = StreamingMode.SSE if streaming else StreamingMode.NONE
+
+    events = list(
+        runner.run(
+            user_id="u",
+            session_id="s",
+            new_message="Weather in Oslo?",
+            run_config=RunConfig(auto_create_session=True, streaming_mode=mode),
+        )
+    )
+
+    assert simplify_events([e for e in events if not e.partial]) == [
+        'weather: FunctionCall(get_weather, {"city": "Oslo"})',
+        'weather: FunctionResponse(get_weather, {"city": "Oslo", "sky": "sunny"})',
+        "weather: Sunny in Oslo.",
+    ]
+    partial_texts = [simplify_events([e])[0] for e in events if e.partial]
+    assert partial_texts == (["weather: Sunny ", "weather: in Oslo."] if streaming else [])
+    second = server.exchanges[1].json()["messages"]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "tool"]
+    assert second[2]["tool_calls"][0]["id"] == second[3]["tool_call_id"] == "call_7"
