@@ -17,7 +17,7 @@ from adk_rx.models.llm_response import LlmResponse, model_content
 
 __all__ = ["ScriptedLlm"]
 
-ScriptItem = Any  # str | LlmResponse | list[...] | BaseException | Callable[[LlmRequest], ...]
+ScriptItem = Any  # str | LlmResponse | list[...] | Exception | Callable[[LlmRequest], ...]
 
 
 def _stream(items: list[Any]) -> list[LlmResponse]:
@@ -43,7 +43,7 @@ def _prepare(item: Any) -> Any:
         return [item]
     if isinstance(item, list):
         return _stream(item)
-    if isinstance(item, BaseException) or callable(item):
+    if isinstance(item, Exception) or callable(item):
         return item
     raise TypeError(
         f"unsupported script item {item!r}: use str, LlmResponse, list, an exception or a "
@@ -104,7 +104,7 @@ class ScriptedLlm(BaseLlm):
 
 
 def _play(item: Any, request: LlmRequest) -> Observable[LlmResponse]:
-    if isinstance(item, BaseException):
+    if isinstance(item, Exception):
         return rx.throw(item)
     if isinstance(item, list):
         return rx.from_iterable(item)
