@@ -8,6 +8,7 @@ hang until the client goes away (which sets ``server.disconnected``).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import threading
@@ -21,6 +22,7 @@ from reactivex.testing import TestScheduler
 
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.resilience import RetryNotice
+from adk_rx.rx import runtime_loop
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -176,3 +178,15 @@ class VirtualClock:
         if errors:
             raise errors[0]
         return items
+
+
+def unfinished_tasks(timeout: float = 5.0) -> set[asyncio.Task[Any]]:
+    """Tasks still running on adk_rx's background loop once the others had ``timeout`` to end."""
+
+    async def leftover() -> set[asyncio.Task[Any]]:
+        others = asyncio.all_tasks() - {asyncio.current_task()}  # type: ignore[operator]
+        if others:
+            await asyncio.wait(others, timeout=timeout)
+        return {t for t in others if not t.done()}
+
+    return asyncio.run_coroutine_threadsafe(leftover(), runtime_loop()).result(timeout + 5)

@@ -16,7 +16,7 @@ from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.resilience import RetryPolicy
 
-from ._fakes import FakeServer, VirtualClock, json_reply, raw_reply, sse_reply
+from ._fakes import FakeServer, VirtualClock, json_reply, raw_reply, sse_reply, unfinished_tasks
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.5, multiplier=2.0, jitter=0.0)
 
@@ -285,6 +285,7 @@ def test_disposing_during_a_slow_stream_closes_the_http_request(server: FakeServ
     subscription.dispose()
 
     assert server.disconnected.wait(10)
+    assert unfinished_tasks() == set()
 
 
 def test_missing_api_key_names_both_variables_at_call_time(

@@ -17,7 +17,7 @@ from adk_rx.models.openai_compat import OpenAiCompatibleLlm
 from adk_rx.models.resilience import RetryPolicy
 from adk_rx.testing import simplify_events
 
-from ._fakes import FakeServer, VirtualClock, json_reply, raw_reply, sse_reply
+from ._fakes import FakeServer, VirtualClock, json_reply, raw_reply, sse_reply, unfinished_tasks
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.5, multiplier=2.0, jitter=0.0)
 
@@ -395,6 +395,7 @@ def test_disposing_during_a_slow_stream_closes_the_http_request(server: FakeServ
     subscription.dispose()
 
     assert server.disconnected.wait(10)
+    assert unfinished_tasks() == set()
 
 
 def test_openai_without_a_key_is_a_missing_credentials_error() -> None:
