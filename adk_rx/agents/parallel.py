@@ -45,7 +45,9 @@ class ParallelAgent(BaseAgent):
         after_agent_callback: Any = None,
     ) -> None:
         super().__init__(
-            name=name, description=description, sub_agents=sub_agents,
+            name=name,
+            description=description,
+            sub_agents=sub_agents,
             before_agent_callback=before_agent_callback,
             after_agent_callback=after_agent_callback,
         )

@@ -12,7 +12,8 @@ import reactivex as rx
 from google.genai import types
 from reactivex import Observable, abc
 from reactivex import operators as ops
-from reactivex.disposable import Disposable
+from reactivex.disposable import CompositeDisposable, Disposable
+from reactivex.scheduler import NewThreadScheduler
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.context import InvocationContext
@@ -23,6 +24,7 @@ __all__ = [
     "ESCALATE",
     "BlockingAgent",
     "EndlessAgent",
+    "GatedAgent",
     "ScriptedAgent",
     "TimedAgent",
     "invocation_context",
@@ -136,13 +138,54 @@ class BlockingAgent(BaseAgent):
         return rx.defer(block)
 
 
+class GatedAgent(BaseAgent):
+    """Waits (on the thread that subscribes it) until ``gate`` is set, then emits or fails.
+
+    ``text`` starting with ``"!"`` escalates; ``error`` makes the run fail instead.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        gate: threading.Event,
+        text: str | None = None,
+        error: Exception | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(name=name, **kwargs)
+        self._set("gate", gate)
+        self._set("text", text or name)
+        self._set("error", error)
+
+    gate: threading.Event
+    text: str
+    error: Exception | None
+
+    def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        def wait(_: Any) -> Observable[Event]:
+            if not self.gate.wait(timeout=10):
+                return rx.throw(TimeoutError(f"{self.name}: the gate was never opened"))
+            if self.error is not None:
+                return rx.throw(self.error)
+            return rx.just(make_event(ctx, self.text))
+
+        return rx.defer(wait)
+
+
 class EndlessAgent(BaseAgent):
-    """A cooperative producer on a thread of its own: emits until its subscription is disposed.
+    """A cooperative producer: emits until its subscription is disposed.
+
+    Like an idiomatic RxPY source it runs its loop as one action on the scheduler handed to
+    ``subscribe`` (a new thread when none is), and its disposable sets the flag the loop
+    checks between items. Stock ``subscribe_on`` hands a source the very thread it will
+    later dispose on, so such a loop would never be told to stop.
 
     Attributes:
         started: set once it has emitted ``warmup`` events.
         disposed: set when its subscription is disposed.
         stopped: set when its loop has exited.
+        threads: the threads its loops ran on.
         emitted: events emitted so far.
         emitted_at_dispose: ``emitted`` when the disposal reached it.
     """
@@ -175,7 +218,8 @@ class EndlessAgent(BaseAgent):
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            def produce() -> None:
+            def produce(*_: Any) -> None:
+                self.threads.append(threading.current_thread())
                 try:
                     while not self.disposed.is_set():
                         observer.on_next(make_event(ctx, f"{self.name} {self.emitted}"))
@@ -190,9 +234,7 @@ class EndlessAgent(BaseAgent):
                 self._counts["emitted_at_dispose"] = self.emitted
                 self.disposed.set()
 
-            thread = threading.Thread(target=produce, name=f"endless-{self.name}", daemon=True)
-            self.threads.append(thread)
-            thread.start()
-            return Disposable(dispose)
+            scheduled = (scheduler or NewThreadScheduler()).schedule(produce)
+            return CompositeDisposable(Disposable(dispose), scheduled)
 
         return rx.create(subscribe)
