@@ -1,0 +1,221 @@
+"""Finding and importing agents for the command line and the server.
+
+An *agent target* is one of:
+
+* a folder whose ``agent.py`` (or ``__init__.py``) exposes ``root_agent``; the folder is
+  imported as a package named after it, so ``agent.py`` may use relative imports;
+* a ``.py`` file that exposes ``root_agent``;
+* a module path, ``pkg.mod`` (its ``root_agent``) or ``pkg.mod:attr``.
+
+An *agents folder* holds one app per sub-folder whose ``agent.py`` exposes ``root_agent``;
+the app is named after the sub-folder. :func:`discover_apps` only looks at the files;
+:func:`load_app` imports an app on first use and keeps it.
+
+Every failure is an :class:`AgentLoadError` whose message names the file and says what to
+change; an exception raised while importing the user's module is chained as its cause.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
+import sys
+import threading
+from pathlib import Path
+from types import ModuleType
+
+from adk_rx.agents.base import BaseAgent
+from adk_rx.errors import ConfigurationError
+
+__all__ = ["AgentLoadError", "app_name_for", "discover_apps", "load_agent", "load_app"]
+
+ROOT_AGENT = "root_agent"
+
+
+class AgentLoadError(ConfigurationError):
+    """An agent target could not be found, imported, or exposes no ``root_agent``."""
+
+
+def load_agent(target: str) -> BaseAgent:
+    """Imports an agent target and returns its root agent.
+
+    Args:
+        target: a folder, a ``.py`` file, or a module path (``pkg.mod`` / ``pkg.mod:attr``).
+
+    Raises:
+        AgentLoadError: the target does not exist, fails to import, or has no agent.
+    """
+    path = Path(target)
+    if path.is_dir():
+        return _agent_of(_import_folder(path), ROOT_AGENT, path)
+    if path.suffix == ".py":
+        if not path.is_file():
+            raise AgentLoadError(f"{target}: no such file")
+        if path.name == "agent.py" and path.resolve().parent.name.isidentifier():
+            return _agent_of(_import_folder(path.parent), ROOT_AGENT, path)  # relative imports
+        return _agent_of(_import_file(path), ROOT_AGENT, path)
+    module_name, _, attr = target.partition(":")
+    if not module_name.replace(".", "").replace("_", "").isalnum():
+        raise AgentLoadError(
+            f"{target!r} is neither a folder, a .py file nor a module path (pkg.mod[:attr])"
+        )
+    return _agent_of(_import_module(module_name), attr or ROOT_AGENT, module_name)
+
+
+def app_name_for(target: str, agent: BaseAgent) -> str:
+    """The app name sessions are stored under: the folder's name, else the agent's name."""
+    path = Path(target)
+    if path.is_dir():
+        return path.resolve().name
+    return agent.name
+
+
+def discover_apps(agents_dir: str | Path) -> dict[str, Path]:
+    """The apps of an agents folder: sub-folder name -> sub-folder, sorted by name.
+
+    A sub-folder counts when it holds an ``agent.py`` and its name is a Python identifier;
+    nothing is imported.
+
+    Raises:
+        AgentLoadError: ``agents_dir`` is not a folder.
+    """
+    root = Path(agents_dir)
+    if not root.is_dir():
+        raise AgentLoadError(f"{agents_dir}: not a folder (expected one sub-folder per app)")
+    return {
+        child.name: child
+        for child in sorted(root.iterdir())
+        if child.is_dir() and child.name.isidentifier() and (child / "agent.py").is_file()
+    }
+
+
+_apps: dict[Path, BaseAgent] = {}
+_apps_lock = threading.Lock()
+
+
+def load_app(agents_dir: str | Path, name: str) -> BaseAgent:
+    """The root agent of app ``name`` in ``agents_dir``, imported on first use.
+
+    Raises:
+        AgentLoadError: no such app, or it fails to import, or it has no ``root_agent``.
+    """
+    apps = discover_apps(agents_dir)
+    folder = apps.get(name)
+    if folder is None:
+        known = ", ".join(apps) or "none"
+        raise AgentLoadError(
+            f"no app named {name!r} in {agents_dir} (apps: {known}); an app is a sub-folder "
+            f"whose agent.py defines {ROOT_AGENT}"
+        )
+    key = folder.resolve()
+    with _apps_lock:
+        agent = _apps.get(key)
+        if agent is None:
+            agent = _agent_of(_import_folder(folder), ROOT_AGENT, folder)
+            _apps[key] = agent
+    return agent
+
+
+# -- importing ------------------------------------------------------------------------------
+def _agent_of(module: ModuleType, attr: str, where: object) -> BaseAgent:
+    if not hasattr(module, attr):
+        raise AgentLoadError(
+            f"{where}: {module.__name__} defines no {attr!r}; "
+            f"assign the root agent to a module-level variable named {attr}"
+        )
+    agent = getattr(module, attr)
+    if not isinstance(agent, BaseAgent):
+        raise AgentLoadError(
+            f"{where}: {module.__name__}.{attr} is a {type(agent).__name__}, not an agent "
+            "(a BaseAgent such as LlmAgent)"
+        )
+    return agent
+
+
+def _import_module(name: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and name.startswith(exc.name):
+            raise AgentLoadError(f"no module named {name!r} (is it on sys.path?)") from exc
+        raise AgentLoadError(f"importing {name} failed: {exc!r}") from exc
+    except Exception as exc:
+        raise AgentLoadError(f"importing {name} failed: {exc!r}") from exc
+
+
+def _import_file(path: Path) -> ModuleType:
+    """Imports a single .py file under a private module name (its folder goes on sys.path)."""
+    path = path.resolve()
+    name = f"_adk_rx_agent_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise AgentLoadError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # so the file can import its neighbours
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise AgentLoadError(f"importing {path} failed: {exc!r}") from exc
+    return module
+
+
+def _import_folder(folder: Path) -> ModuleType:
+    """Imports ``folder`` as a package named after it, then its ``agent`` module if present."""
+    folder = folder.resolve()
+    name = folder.name
+    if not name.isidentifier():
+        raise AgentLoadError(
+            f"{folder}: the folder name {name!r} is not a Python identifier; rename it "
+            "(letters, digits and underscores)"
+        )
+    has_agent = (folder / "agent.py").is_file()
+    if not has_agent and not (folder / "__init__.py").is_file():
+        raise AgentLoadError(f"{folder}: no agent.py (it should define {ROOT_AGENT})")
+    package = _package(folder)
+    if not has_agent:
+        return package
+    return _import_module_from(f"{name}.agent", folder / "agent.py")
+
+
+def _package(folder: Path) -> ModuleType:
+    name = folder.name
+    existing = sys.modules.get(name)
+    if existing is not None:
+        locations = [Path(p).resolve() for p in getattr(existing, "__path__", [])]
+        if folder in locations:
+            return existing
+        raise AgentLoadError(
+            f"{folder}: the folder name {name!r} is already the name of another module "
+            f"({getattr(existing, '__file__', None) or locations}); rename the folder"
+        )
+    init = folder / "__init__.py"
+    if init.is_file():
+        spec = importlib.util.spec_from_file_location(
+            name, init, submodule_search_locations=[str(folder)]
+        )
+    else:  # a namespace-like package: just the search location
+        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        spec.submodule_search_locations = [str(folder)]
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        if spec.loader is not None:
+            spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise AgentLoadError(f"importing {init} failed: {exc!r}") from exc
+    return module
+
+
+def _import_module_from(name: str, path: Path) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:
+        sys.modules.pop(name, None)
+        raise AgentLoadError(f"importing {path} failed: {exc!r}") from exc

@@ -1,0 +1,90 @@
+"""``adk-rx``: the argparse entry point; each subcommand imports its module lazily."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+__all__ = ["build_parser", "main"]
+
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``adk-rx`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="adk-rx", description="Run adk_rx agents in a terminal or behind an HTTP server."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser(
+        "run",
+        help="chat with an agent in the terminal (or run one turn with -m)",
+        description="Chat with an agent. AGENT is a folder whose agent.py defines root_agent, "
+        "a .py file, or a module path (pkg.mod or pkg.mod:attr). Ctrl-C cancels the running "
+        "turn (the session records CANCELLED).",
+    )
+    run.add_argument("agent", metavar="AGENT")
+    run.add_argument("-m", "--message", metavar="TEXT", help="run one turn with TEXT and exit")
+    run.add_argument(
+        "--jsonl",
+        action="store_true",
+        help="print one Event JSON per line on stdout and nothing else (partial events "
+        'included, marked "partial": true); messages go to stderr',
+    )
+    run.add_argument(
+        "--in-memory",
+        action="store_true",
+        help="keep sessions in memory instead of .adk_rx/sessions.db under the working folder",
+    )
+    run.add_argument("--user-id", metavar="U", help="the user id (default: your login name)")
+    run.add_argument(
+        "--session-id", metavar="S", help="resume this session (created if it does not exist)"
+    )
+    model = run.add_mutually_exclusive_group()
+    model.add_argument(
+        "--model",
+        metavar="NAME",
+        help="use this model (e.g. gemini-2.5-flash, openai/gpt-4o-mini) instead of the "
+        "agents' own (see adk_rx.cli.models)",
+    )
+    model.add_argument(
+        "--replay", metavar="FILE", help="serve the model offline from a RecordingLlm JSONL file"
+    )
+
+    for name, help_text in (
+        ("api-server", "serve the apps of AGENTS_DIR over HTTP (ADK-compatible routes)"),
+        ("web", "the api-server plus the dev UI page at /"),
+    ):
+        server = commands.add_parser(name, help=help_text, description=help_text)
+        server.add_argument(
+            "agents_dir", metavar="AGENTS_DIR", help="a folder with one sub-folder per app"
+        )
+        server.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1")
+        server.add_argument("--port", type=int, default=8000, help="default: 8000")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs ``adk-rx``; returns the process exit code."""
+    args = build_parser().parse_args(argv)
+    if args.command == "run":
+        from adk_rx.cli.run import run_command
+
+        return run_command(args)
+    from adk_rx.cli.loader import discover_apps
+
+    try:
+        discover_apps(args.agents_dir)
+    except Exception as exc:
+        print(f"adk-rx: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    from adk_rx.cli.server import serve  # pyright: ignore[reportMissingImports]
+
+    serve(args.agents_dir, args.host, args.port, args.command == "web")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
