@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from reactivex import Observable, abc
 from reactivex import operators as ops
 
-from adk_rx.errors import SessionExistsError, SessionNotFoundError, StoreError
+from adk_rx.errors import SessionExistsError, SessionNotFoundError
 from adk_rx.events import Event
 from adk_rx.rx import from_blocking
 from adk_rx.sessions import sql_schema as schema
@@ -40,7 +40,6 @@ from adk_rx.sessions.base import (
     update_view,
 )
 from adk_rx.sessions.codec import (
-    EventCache,
     decode_state,
     decode_value,
     encode_event,
@@ -53,6 +52,7 @@ from adk_rx.sessions.session import (
     Session,
     merge_scoped_state,
 )
+from adk_rx.sessions.sql_cache import HistoryCache, decode_event
 from adk_rx.sessions.sql_engine import Database, Tx
 from adk_rx.sessions.sql_lock import TurnLocks
 from adk_rx.state import REMOVED, apply_delta
@@ -70,7 +70,8 @@ class SqlSessionService(BaseSessionService):
     Args:
         url: ``"sqlite:///path.db"`` or ``"postgresql://user@host/db"`` (psycopg 3 driver).
         scheduler: where blocking database work runs (default: the shared I/O scheduler).
-        event_cache_size: decoded events kept in memory for re-reads (0 turns it off).
+        event_cache_size: decoded events kept in memory across sessions, so a re-read
+            fetches only the events it lacks (0 turns the cache off).
         busy_timeout: seconds a SQLite writer waits for another process's lock.
         **engine_options: passed to :func:`sqlalchemy.create_engine` (e.g. ``pool_size``).
 
@@ -89,7 +90,7 @@ class SqlSessionService(BaseSessionService):
     ) -> None:
         self._db = Database(url, busy_timeout=busy_timeout, **engine_options)
         self._scheduler = scheduler
-        self._cache = EventCache(event_cache_size)
+        self._history = HistoryCache(event_cache_size)
         self._upserts = sql.Upserts(self._db.is_sqlite)
         self._turns = TurnLocks(self._db.url, is_sqlite=self._db.is_sqlite, scheduler=scheduler)
 
@@ -165,23 +166,33 @@ class SqlSessionService(BaseSessionService):
             key = {"app": app_name, "user": user_id, "sid": session_id}
             count = None if config is None else config.num_recent_events
             after = None if config is None else config.after_timestamp
+            cache_key = (app_name, user_id, session_id)
+            prefix, known = self._history.snapshot(cache_key)
+            memo = None
             with self._db.read("reading a session") as conn:
                 row = conn.execute(sql.READ_SESSION, key).fetchone()
                 if row is None:
                     return None
                 app_state, user_state = _read_shared(conn, key)
-                rows: Sequence[Any] = ()
-                if count is None or count > 0:
+                if config is None:
+                    rows, known = _new_rows(conn, key, prefix, known)
+                elif count is None or count > 0:
                     query = sql.events_query(limited=count is not None, after=after is not None)
                     rows = conn.execute(query, {**key, "count": count, "after": after}).fetchall()
-            cache_key = (app_name, user_id, session_id)
+                else:
+                    rows = []
+            if config is None:
+                events, memo = self._history.extend(cache_key, prefix, known, rows)
+            else:
+                events = [self._decode(cache_key, seq, eid, body) for seq, eid, body in rows]
             return Session(
                 id=session_id,
                 app_name=app_name,
                 user_id=user_id,
                 state=merge_scoped_state(decode_state(row[0]), app_state, user_state),
-                events=[self._decode(cache_key, seq, eid, body) for seq, eid, body in rows],
+                events=events,
                 last_update_time=row[1],
+                memo=memo,
             )
 
         return _maybe(from_blocking(get, self._scheduler))
@@ -221,6 +232,7 @@ class SqlSessionService(BaseSessionService):
             with self._db.write("deleting a session") as conn:
                 conn.execute(sql.DELETE_EVENTS, key)
                 conn.execute(sql.DELETE_SESSION, key)
+            self._history.forget((app_name, user_id, session_id))
 
         return _completable(from_blocking(delete, self._scheduler))
 
@@ -245,7 +257,7 @@ class SqlSessionService(BaseSessionService):
             with self._db.write("appending an event") as conn:
                 seq = _append_row(conn, key, event, body, scoped.session)
                 self._write_shared(conn, key, shared)
-            self._cache.put((session.app_name, session.user_id, session.id, seq), event)
+            self._history.appended((session.app_name, session.user_id, session.id), seq, event)
             update_view(session, event)
             return event
 
@@ -290,18 +302,22 @@ class SqlSessionService(BaseSessionService):
                 conn.execute(self._upserts.set_app_key, row)
 
     def _decode(self, key: _Key, seq: int, event_id: str, body: str) -> Event:
-        cache_key = (*key, seq)
-        event = self._cache.get(cache_key, event_id)
-        if event is None:
-            try:
-                event = Event.from_json(body)
-            except ValueError as exc:  # pydantic's ValidationError is a ValueError
-                raise StoreError(
-                    f"stored event {seq} of session {key[2]!r} (app {key[0]!r}, user "
-                    f"{key[1]!r}) is unreadable: {exc}"
-                ) from exc
-            self._cache.put(cache_key, event)
-        return event
+        return self._history.cached(key, seq, event_id) or decode_event(key, seq, body)
+
+
+def _new_rows(
+    conn: Tx, key: dict[str, str], prefix: list[Event], known: int
+) -> tuple[Sequence[tuple[int, str, str]], int]:
+    """The event rows after the ``known`` cached ones, and how many cached ones still hold.
+
+    The row at ``known - 1`` is read again to check that the cached prefix is still this
+    session's (a deleted and re-created session starts from 0 with other ids).
+    """
+    if known:
+        rows = conn.execute(sql.EVENTS_FROM, {**key, "from_seq": known - 1}).fetchall()
+        if rows and rows[0][0] == known - 1 and rows[0][1] == prefix[known - 1].id:
+            return rows[1:], known
+    return conn.execute(sql.events_query(limited=False, after=False), key).fetchall(), 0
 
 
 def _append_row(

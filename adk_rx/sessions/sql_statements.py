@@ -62,6 +62,7 @@ DELETE_USER_KEY = sa.delete(_U).where(
 DELETE_APP_KEY = sa.delete(_A).where(_A.c.app_name == _APP, _A.c.key == sa.bindparam("key"))
 
 _ALL_EVENTS = sa.select(_E.c.seq, _E.c.id, _E.c.body).where(*_EVENTS_OF)
+EVENTS_FROM = _ALL_EVENTS.where(_E.c.seq >= sa.bindparam("from_seq")).order_by(_E.c.seq)
 _AFTER = sa.bindparam("after", type_=sa.Double)
 _RECENT = (
     sa.select(_E.c.seq, _E.c.id, _E.c.timestamp, _E.c.body)

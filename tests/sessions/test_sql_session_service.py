@@ -228,3 +228,30 @@ def test_two_services_on_one_database_append_to_one_session(url: str) -> None:
     assert _rows(first, "SELECT min(seq), max(seq), count(*) FROM adk_events") == [(0, 49, 50)]
     first.close()
     second.close()
+
+
+def test_a_session_recreated_elsewhere_is_not_served_from_the_cache(url: str) -> None:
+    here, elsewhere = SqlSessionService(url), SqlSessionService(url)
+    session = here.create_session(app_name="a", user_id="u", session_id="s").run()
+    for text in ("old-1", "old-2", "old-3"):
+        here.append_event(session, _event(text)).run()
+    assert [e.text() for e in _get(here, session).events] == ["old-1", "old-2", "old-3"]
+    elsewhere.delete_session(app_name="a", user_id="u", session_id="s").pipe(ops.to_list()).run()
+    fresh = elsewhere.create_session(app_name="a", user_id="u", session_id="s").run()
+    for text in ("new-1", "new-2", "new-3", "new-4"):
+        elsewhere.append_event(fresh, _event(text)).run()
+    assert [e.text() for e in _get(here, session).events] == ["new-1", "new-2", "new-3", "new-4"]
+    here.close()
+    elsewhere.close()
+
+
+def test_reads_stay_whole_when_the_cache_is_smaller_than_a_history(url: str) -> None:
+    svc = SqlSessionService(url, event_cache_size=3)
+    one = svc.create_session(app_name="a", user_id="u").run()
+    two = svc.create_session(app_name="a", user_id="u").run()
+    for i in range(5):
+        svc.append_event(one, _event(f"one-{i}")).run()
+        assert [e.text() for e in _get(svc, one).events] == [f"one-{j}" for j in range(i + 1)]
+        svc.append_event(two, _event(f"two-{i}")).run()
+        assert [e.text() for e in _get(svc, two).events] == [f"two-{j}" for j in range(i + 1)]
+    svc.close()
