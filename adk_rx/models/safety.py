@@ -5,13 +5,15 @@ spend money or leak a prompt. So every provider adapter asks :func:`check_real_c
 it opens a connection. Calls to a loopback host (``127.0.0.1``, ``::1``, ``localhost``) are
 always allowed: that is a local fake server or a local model (Ollama, llama.cpp).
 
-Anything else is refused until one of these says yes, the first that is set wins:
+Anything else is decided by the first of these that is set:
 
 1. ``allow_real_model_calls(True)`` (or ``False``) in the process;
 2. the environment variable ``ADK_RX_ALLOW_REAL_MODEL_CALLS`` (``1``/``true``/``yes`` or
-   ``0``/``false``/``no``).
+   ``0``/``false``/``no``);
+3. otherwise real calls are allowed: an application just works.
 
-An application that talks to a hosted model sets one of them once at start-up.
+adk_rx's own test suite turns the switch off for the whole session (``tests/conftest.py``),
+so no test can reach a hosted model by accident; do the same in yours.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ __all__ = [
 ENV_VAR = "ADK_RX_ALLOW_REAL_MODEL_CALLS"
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off", ""})
+_FALSE = frozenset({"0", "false", "no", "off"})
 
 _lock = threading.Lock()
 _allowed: bool | None = None  # None: not set in the process; the environment decides
@@ -61,7 +63,7 @@ def real_model_calls_allowed() -> bool:
     if allowed is not None:
         return allowed
     raw = os.environ.get(ENV_VAR, "").strip().lower()
-    if raw in _TRUE:
+    if raw in _TRUE or not raw:
         return True
     if raw not in _FALSE:
         raise ConfigurationError(f"{ENV_VAR}={raw!r}: use 1/true/yes or 0/false/no")
