@@ -20,13 +20,17 @@ __all__ = ["LoopAgent"]
 class LoopAgent(BaseAgent):
     """Runs its sub-agents in order, again and again.
 
-    Stops after the first event that escalates (that event is emitted) or after
-    ``max_iterations`` rounds; without a limit it loops lazily until the subscriber stops
-    taking events. A sub-agent's own early end (a before-agent callback's content) ends that
-    sub-agent's turn only, not the loop.
+    Stops after the first event that escalates (that event is emitted, nothing after it) or
+    after ``max_iterations`` rounds; without a limit it loops lazily, for as long as the
+    subscriber keeps taking events. A sub-agent's own early end (a before-agent callback's
+    content) ends that sub-agent's turn only, not the loop. Disposing the subscription
+    (which a cancelled invocation does) starts no further sub-agent.
+
+    Marble diagram::
 
         max_iterations=2, sub_agents [a, b]:   --a1--b1--a2--b2--|
         b escalates in round 1:               --a1--b1(esc)|
+        no limit, take(3):                    --a1--b1--a2|     (b is never started again)
 
     Args:
         max_iterations: rounds to run at most; None runs until an escalation.

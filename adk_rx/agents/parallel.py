@@ -24,14 +24,22 @@ class ParallelAgent(BaseAgent):
 
     Each sub-agent runs in branch ``"<parallel name>.<child name>"``, so siblings never see
     each other's events in their model contents. The first escalating event is emitted and
-    then ends the agent, cancelling the other branches.
+    then ends the agent, cancelling the other branches; an error in one branch errors the
+    agent and cancels the others. Disposing the subscription reaches every branch at once,
+    on the disposing thread (``subscribe_on_eager``; stock ``subscribe_on`` would queue the
+    disposal behind the branch's own work on its worker). The branches are merged inside the
+    agent's deferred subscription, so every run has its own merge (and merge lock).
+
+    Marble diagram::
 
         sub_agents [slow, fast]:   ----f1--s1--|
         fast escalates:            ----f1(esc)|   (slow is disposed)
+        slow errors:               ----f1--X      (fast is disposed)
 
     Args:
-        scheduler: where branches are subscribed (default: the shared I/O pool), so
-            blocking sub-agents overlap. Pass a TestScheduler for virtual time.
+        scheduler: where branches are subscribed (default: the Runner's I/O scheduler, else
+            the shared I/O pool), so blocking sub-agents overlap. Pass a TestScheduler for
+            virtual time.
     """
 
     def __init__(

@@ -16,10 +16,15 @@ __all__ = ["SequentialAgent"]
 class SequentialAgent(BaseAgent):
     """Runs each sub-agent to completion, in order, in the same invocation.
 
-    Later sub-agents see what earlier ones wrote (``temp:`` keys included). An escalating
-    event does not stop it (use a LoopAgent for that).
+    Later sub-agents see what earlier ones wrote (``temp:`` keys included), because they all
+    share the invocation's session view. An escalating event does not stop it (use a
+    LoopAgent for that). Disposing the subscription (which a cancelled invocation does)
+    starts no further sub-agent.
+
+    Marble diagram::
 
         sub_agents [a, b]:   --a1--a2--b1--|
+        a1 escalates:        --a1--a2--b1--|   (escalation is passed on, not acted on)
     """
 
     def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:

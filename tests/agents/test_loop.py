@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 from google.genai import types
 from reactivex import operators as ops
+from reactivex.testing import TestScheduler
 
-from adk_rx import InMemoryRunner, LlmAgent, LlmResponse, LoopAgent
+from adk_rx import InMemoryRunner, LlmAgent, LlmResponse, LoopAgent, RunConfig
 from adk_rx.context import CallbackContext
-from adk_rx.errors import InvalidAgentError
+from adk_rx.errors import InvalidAgentError, InvocationTimeoutError
 from adk_rx.testing import ScriptedLlm, simplify_events
 from adk_rx.tools import exit_loop
 from tests.agents.scripted_agents import ScriptedAgent, invocation_context, texts
@@ -128,6 +129,32 @@ def test_an_llm_agent_calling_exit_loop_ends_the_loop_through_a_runner() -> None
     ]
     assert events[-1].actions.escalate is True
     assert len(llm.requests) == 3
+
+
+def test_a_cancelled_invocation_starts_no_further_sub_agent() -> None:
+    # Everything runs synchronously on the subscribing thread; the deadline (virtual time,
+    # advanced from inside the subscriber) cancels the invocation in the middle of the loop.
+    timer = TestScheduler()
+    ticker = ScriptedAgent(name="ticker", runs=[["tick"]])
+    loop = LoopAgent(name="loop", sub_agents=[ticker], max_iterations=1000)
+    runner = InMemoryRunner(agent=loop, timer_scheduler=timer)
+    session = runner.session_service.create_session(app_name=runner.app_name, user_id="u").run()
+    ticks: list[Any] = []
+    errors: list[Exception] = []
+
+    def on_next(event: Any) -> None:
+        if event.author == "ticker" and event.text() == "tick":
+            ticks.append(event)
+            if len(ticks) == 5:
+                timer.advance_to(10.0)  # the 1 s deadline passes
+
+    runner.run_async(
+        user_id="u", session_id=session.id, new_message="go", run_config=RunConfig(timeout=1.0)
+    ).subscribe(on_next, errors.append)
+
+    assert len(ticks) == 5
+    assert len(ticker.contexts) == 5
+    assert [type(e) for e in errors] == [InvocationTimeoutError]
 
 
 def test_max_iterations_zero_runs_nothing() -> None:

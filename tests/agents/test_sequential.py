@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 from reactivex import operators as ops
+from reactivex.testing import TestScheduler
 
-from adk_rx import InMemoryRunner, LlmAgent, SequentialAgent
-from adk_rx.errors import InvalidAgentError
+from adk_rx import InMemoryRunner, LlmAgent, RunConfig, SequentialAgent
+from adk_rx.errors import InvalidAgentError, InvocationTimeoutError
+from adk_rx.events import Event
 from adk_rx.testing import ScriptedLlm, simplify_events
 from tests.agents.scripted_agents import ScriptedAgent, invocation_context, texts
 
@@ -123,6 +125,29 @@ def test_a_second_turn_runs_the_whole_sequence_again() -> None:
 
     assert simplify_events(turn1) == ["first: first 1", "second: second 1"]
     assert simplify_events(turn2) == ["first: first 2", "second: second 2"]
+
+
+def test_a_cancelled_invocation_starts_no_further_sub_agent() -> None:
+    timer = TestScheduler()
+    first = ScriptedAgent(name="first", runs=[["e1"]])
+    second = ScriptedAgent(name="second", runs=[["e2"]])
+    runner = InMemoryRunner(
+        agent=SequentialAgent(name="seq", sub_agents=[first, second]), timer_scheduler=timer
+    )
+    session = runner.session_service.create_session(app_name=runner.app_name, user_id="u").run()
+    errors: list[Exception] = []
+
+    def on_next(event: Event) -> None:
+        if event.author == "first":
+            timer.advance_to(10.0)  # the 1 s deadline passes while "first" is running
+
+    runner.run_async(
+        user_id="u", session_id=session.id, new_message="go", run_config=RunConfig(timeout=1.0)
+    ).subscribe(on_next, errors.append)
+
+    assert [type(e) for e in errors] == [InvocationTimeoutError]
+    assert len(first.contexts) == 1
+    assert second.contexts == []
 
 
 def test_builder_and_keywords_build_the_same_agent() -> None:
