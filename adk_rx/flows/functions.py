@@ -146,6 +146,11 @@ def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observabl
             ops.default_if_empty({"error": _error_text(exc)}),
         )
 
+    def plain_after(result: Any) -> Any:
+        if result is None and tool.is_long_running:
+            return _NO_RESPONSE
+        return tool_result_dict(result)
+
     def after(result: Any) -> Observable[Any]:
         if result is None and tool.is_long_running:
             return rx.just(_NO_RESPONSE)
@@ -160,8 +165,6 @@ def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observabl
                 result=response,
             )
         thunks += [_bind(cb, tool, item.args, tc, response) for cb in agent.after_tool_callback]
-        if not thunks:
-            return rx.just(response)
         return first_result(thunks).pipe(
             ops.default_if_empty(response), ops.map(lambda value: _checked(tool, value))
         )
@@ -178,7 +181,10 @@ def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observabl
         if has_before
         else rx.defer(lambda _: run_tool())
     )
-    return result.pipe(ops.flat_map(after))
+    has_after = bool(agent.after_tool_callback) or (
+        plugins is not None and plugins.has("after_tool_callback")
+    )
+    return result.pipe(ops.flat_map(after) if has_after else ops.map(plain_after))
 
 
 def _checked(tool: BaseTool, response: Any) -> Any:
@@ -225,7 +231,9 @@ def handle_function_calls(
     ]
     singles = [rx.defer(lambda _, it=it: _run_call(agent, ctx, it)) for it in items]
     collected: Observable[list[Any]]
-    if ctx.run_config.tool_execution_mode is ToolExecutionMode.SEQUENTIAL or len(singles) == 1:
+    if len(singles) == 1:
+        collected = singles[0].pipe(ops.map(lambda result: [result]))
+    elif ctx.run_config.tool_execution_mode is ToolExecutionMode.SEQUENTIAL:
         collected = rx.concat(*singles).pipe(ops.to_list())
     else:
         collected = rx.fork_join(*singles).pipe(ops.map(list))
