@@ -7,18 +7,22 @@ call without touching the database.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic_core import PydanticSerializationError
 
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
+from adk_rx.sessions.base import ScopedDelta
+from adk_rx.state import REMOVED
 
 __all__ = [
+    "SharedDelta",
     "decode_state",
     "decode_value",
     "encode_event",
+    "encode_shared",
     "encode_state",
     "encode_value",
 ]
@@ -67,3 +71,27 @@ def encode_event(event: Event) -> str:
         return event.to_json()
     except PydanticSerializationError as exc:
         raise ConfigurationError(f"event {event.id} cannot be stored as JSON: {exc}") from exc
+
+
+class SharedDelta:
+    """The ``user:`` and ``app:`` parts of a delta, JSON-encoded and sorted; None deletes."""
+
+    __slots__ = ("app", "user")
+
+    def __init__(
+        self, user: Sequence[tuple[str, str | None]], app: Sequence[tuple[str, str | None]]
+    ) -> None:
+        self.user = user
+        self.app = app
+
+
+def encode_shared(scoped: ScopedDelta) -> SharedDelta:
+    """The ``user:`` / ``app:`` parts of a split delta, encoded (see :func:`encode_value`)."""
+
+    def encode(delta: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+        return [
+            (key, None if isinstance(value, str) and value == REMOVED else encode_value(key, value))
+            for key, value in sorted(delta.items())
+        ]
+
+    return SharedDelta(encode(scoped.user), encode(scoped.app))

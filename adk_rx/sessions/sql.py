@@ -33,18 +33,18 @@ from adk_rx.sessions import sql_schema as schema
 from adk_rx.sessions import sql_statements as sql
 from adk_rx.sessions.base import (
     BaseSessionService,
-    ScopedDelta,
     check_ids,
     new_session_id,
     split_delta,
     update_view,
 )
 from adk_rx.sessions.codec import (
+    SharedDelta,
     decode_state,
     decode_value,
     encode_event,
+    encode_shared,
     encode_state,
-    encode_value,
 )
 from adk_rx.sessions.session import (
     GetSessionConfig,
@@ -55,7 +55,7 @@ from adk_rx.sessions.session import (
 from adk_rx.sessions.sql_cache import HistoryCache, decode_event
 from adk_rx.sessions.sql_engine import Database, Tx
 from adk_rx.sessions.sql_lock import TurnLocks
-from adk_rx.state import REMOVED, apply_delta
+from adk_rx.state import apply_delta
 
 __all__ = ["SqlSessionService"]
 
@@ -126,7 +126,7 @@ class SqlSessionService(BaseSessionService):
                 "next_seq": 0,
             }
             row["update_time"] = row["create_time"]
-            shared = _encode_shared(scoped)
+            shared = encode_shared(scoped)
             key = {"app": app_name, "user": user_id}
             self._ready()
             with self._db.write("creating a session") as conn:
@@ -251,7 +251,7 @@ class SqlSessionService(BaseSessionService):
                 return event
             body = encode_event(event)
             scoped = split_delta(event.actions.state_delta)
-            shared = _encode_shared(scoped)
+            shared = encode_shared(scoped)
             key = {"app": session.app_name, "user": session.user_id, "sid": session.id}
             self._ready()
             with self._db.write("appending an event") as conn:
@@ -285,7 +285,7 @@ class SqlSessionService(BaseSessionService):
     def _ready(self) -> None:
         self._db.ensure("sessions", _create_tables)
 
-    def _write_shared(self, conn: Tx, key: dict[str, str], shared: _SharedDelta) -> None:
+    def _write_shared(self, conn: Tx, key: dict[str, str], shared: SharedDelta) -> None:
         # Keys in sorted order, user rows before app rows: every writer takes row locks in
         # the same order, so two appends can never deadlock on PostgreSQL.
         for name, value in shared.user:
@@ -363,28 +363,6 @@ def _append_row(
         },
     )
     return seq
-
-
-class _SharedDelta:
-    """The ``user:`` and ``app:`` parts of a delta, JSON-encoded and sorted; None deletes."""
-
-    __slots__ = ("app", "user")
-
-    def __init__(
-        self, user: Sequence[tuple[str, str | None]], app: Sequence[tuple[str, str | None]]
-    ) -> None:
-        self.user = user
-        self.app = app
-
-
-def _encode_shared(scoped: ScopedDelta) -> _SharedDelta:
-    def encode(delta: Mapping[str, Any]) -> list[tuple[str, str | None]]:
-        return [
-            (key, None if value == REMOVED else encode_value(key, value))
-            for key, value in sorted(delta.items())
-        ]
-
-    return _SharedDelta(encode(scoped.user), encode(scoped.app))
 
 
 def _read_shared(conn: Tx, key: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
