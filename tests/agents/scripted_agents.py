@@ -19,6 +19,7 @@ from adk_rx.agents.base import BaseAgent
 from adk_rx.context import InvocationContext
 from adk_rx.events import Event, EventActions
 from adk_rx.sessions import InMemorySessionService, Session
+from adk_rx.testing import ScriptedLlm
 
 __all__ = [
     "ESCALATE",
@@ -29,6 +30,7 @@ __all__ = [
     "TimedAgent",
     "invocation_context",
     "make_event",
+    "request_text",
     "texts",
 ]
 
@@ -53,6 +55,13 @@ def make_event(ctx: InvocationContext, text: str, **actions: Any) -> Event:
 def texts(events: Iterable[Event]) -> list[str]:
     """The text of each event."""
     return [event.text() for event in events]
+
+
+def request_text(llm: ScriptedLlm, index: int) -> str:
+    """Every text part of the contents of the model's ``index``-th request, one per line."""
+    return "\n".join(
+        part.text or "" for content in llm.requests[index].contents for part in content.parts or []
+    )
 
 
 def invocation_context(agent: BaseAgent, **changes: Any) -> InvocationContext:

@@ -22,6 +22,7 @@ from tests.agents.scripted_agents import (
     ScriptedAgent,
     TimedAgent,
     invocation_context,
+    request_text,
     texts,
 )
 
@@ -42,12 +43,6 @@ class Recorder:
     def _error(self, error: Exception) -> None:
         self.errors.append(error)
         self.completed.set()
-
-
-def _request_text(llm: ScriptedLlm, index: int) -> str:
-    return "\n".join(
-        part.text or "" for content in llm.requests[index].contents for part in content.parts or []
-    )
 
 
 def _assert_stopped(branch: EndlessAgent) -> None:
@@ -192,7 +187,7 @@ def test_siblings_do_not_see_each_others_events_in_their_model_contents() -> Non
 
     assert sorted(simplify_events(turn1)) == ["left: left answer 1", "right: right answer 1"]
     assert sorted(simplify_events(turn2)) == ["left: left answer 2", "right: right answer 2"]
-    left_seen, right_seen = _request_text(left_llm, 1), _request_text(right_llm, 1)
+    left_seen, right_seen = request_text(left_llm, 1), request_text(right_llm, 1)
     assert "question 1" in left_seen and "question 2" in left_seen
     assert "left answer 1" in left_seen and "right answer" not in left_seen
     assert "right answer 1" in right_seen and "left answer" not in right_seen
@@ -220,7 +215,7 @@ def test_an_agent_after_the_parallel_one_sees_every_branch() -> None:
 
     assert [e.branch for e in events] == [events[0].branch, events[1].branch, None]
     assert {events[0].branch, events[1].branch} == {"par.left", "par.right"}
-    seen = _request_text(summary_llm, 0)
+    seen = request_text(summary_llm, 0)
     assert "left answer" in seen and "right answer" in seen
 
 

@@ -10,14 +10,12 @@ from adk_rx import InMemoryRunner, LlmAgent, RunConfig, SequentialAgent
 from adk_rx.errors import InvalidAgentError, InvocationTimeoutError
 from adk_rx.events import Event
 from adk_rx.testing import ScriptedLlm, simplify_events
-from tests.agents.scripted_agents import ScriptedAgent, invocation_context, texts
-
-
-def _request_text(llm: ScriptedLlm, index: int) -> str:
-    request = llm.requests[index]
-    return "\n".join(
-        part.text or "" for content in request.contents for part in content.parts or []
-    )
+from tests.agents.scripted_agents import (
+    ScriptedAgent,
+    invocation_context,
+    request_text,
+    texts,
+)
 
 
 def _system_instruction(llm: ScriptedLlm, index: int) -> str:
@@ -99,7 +97,7 @@ def test_a_later_agent_sees_what_an_earlier_one_wrote_through_a_runner() -> None
     # The temp: key reached the reviewer's instruction within the invocation ...
     assert "Review this draft: draft: two plus two is four" in _system_instruction(reviewer_llm, 0)
     # ... and the writer's answer is in the reviewer's contents.
-    assert "draft: two plus two is four" in _request_text(reviewer_llm, 0)
+    assert "draft: two plus two is four" in request_text(reviewer_llm, 0)
     # temp: keys are never persisted.
     stored = runner.session_service.get_session(
         app_name=runner.app_name, user_id="u", session_id=session.id
