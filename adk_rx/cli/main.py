@@ -80,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         print(f"adk-rx: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from adk_rx.cli.server import serve  # pyright: ignore[reportMissingImports]
+    from adk_rx.cli.server import serve  # pyright: ignore[reportMissingImports, reportAttributeAccessIssue]
 
     serve(args.agents_dir, args.host, args.port, args.command == "web")
     return 0

@@ -1,14 +1,268 @@
-"""``adk-rx run``: terminal chat with an agent (being written)."""
+"""``adk-rx run``: chat with an agent in the terminal, or run one turn with ``-m``.
+
+Sessions live in ``.adk_rx/sessions.db`` under the working folder (artifacts in
+``.adk_rx/artifacts``) unless ``--in-memory``. Each turn streams (``StreamingMode.SSE``).
+
+Ctrl-C during a turn disposes the run's subscription: the Runner cancels the invocation and
+stores the records that keep the session valid (a response ``{"error": "cancelled"}`` for
+each open tool call, then an event with ``error_code="CANCELLED"``); the command waits for
+those to be stored and shows them. Interactive chat then returns to the prompt (Ctrl-C or
+EOF at the prompt exits); a one-shot ``-m`` run exits with status 130.
+
+Exit status: 0 on success, 1 when the turn fails (the run errors or its last event carries
+an error code), 2 for a bad command line or an agent that cannot be loaded, 130 on Ctrl-C.
+"""
 
 from __future__ import annotations
 
 import argparse
+import enum
+import getpass
+import logging
+import signal
 import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
-__all__ = ["run_command"]
+from google.genai import types
+
+from adk_rx.agents.base import BaseAgent
+from adk_rx.artifacts.base import BaseArtifactService
+from adk_rx.artifacts.file import FileArtifactService
+from adk_rx.artifacts.in_memory import InMemoryArtifactService
+from adk_rx.cli.loader import app_name_for, load_agent
+from adk_rx.cli.models import check_override, override_model
+from adk_rx.cli.render import ConsoleRenderer, JsonlRenderer, Renderer
+from adk_rx.cli.stats import TurnStats
+from adk_rx.errors import AdkRxError
+from adk_rx.events import Event
+from adk_rx.flows.contents import CONFIRMATION_FUNCTION
+from adk_rx.memory.in_memory import InMemoryMemoryService
+from adk_rx.run_config import RunConfig, StreamingMode
+from adk_rx.runner import Runner
+from adk_rx.rx.iterators import to_iterable
+from adk_rx.sessions.base import BaseSessionService
+from adk_rx.sessions.in_memory import InMemorySessionService
+from adk_rx.sessions.session import GetSessionConfig
+from adk_rx.sessions.sql import SqlSessionService
+
+__all__ = ["Chat", "Outcome", "run_command"]
+
+STATE_DIR = ".adk_rx"
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+_REPAIR_WAIT = 10.0  # seconds to wait for the cancellation records to be stored
+
+log = logging.getLogger("adk_rx.cli")
+
+
+class Outcome(enum.Enum):
+    """How a turn ended."""
+
+    OK = EXIT_OK
+    FAILED = EXIT_FAILED
+    CANCELLED = EXIT_INTERRUPTED
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Runs ``adk-rx run``; returns the exit code."""
-    print("adk-rx run: not available yet", file=sys.stderr)
-    return 2
+    """Runs ``adk-rx run`` with parsed arguments; returns the exit status."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
+    renderer: Renderer = JsonlRenderer() if args.jsonl else ConsoleRenderer()
+    try:
+        override = override_model(args.model, args.replay)
+        agent = load_agent(args.agent)
+        if override is not None:
+            check_override(agent, override)
+        runner = _runner(agent, app_name_for(args.agent, agent), in_memory=args.in_memory)
+        user_id = args.user_id or _login()
+        session_id = _open_session(runner, user_id, args.session_id)
+    except AdkRxError as exc:
+        renderer.failure(str(exc))
+        return EXIT_USAGE
+    renderer.note(
+        f"{runner.app_name}: session {session_id} of user {user_id}"
+        + ("" if args.in_memory else f" in {Path(STATE_DIR) / 'sessions.db'}")
+    )
+    chat = Chat(runner, user_id, session_id, renderer)
+    if args.message is not None:
+        outcome = chat.turn(args.message)
+        if chat.confirmations:
+            renderer.note(
+                f"the agent waits for a confirmation: answer it with adk-rx run {args.agent} "
+                f"--session-id {session_id}"
+            )
+        return outcome.value
+    return chat.interactive(ask=not args.jsonl)
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "user"
+
+
+def _runner(agent: BaseAgent, app_name: str, *, in_memory: bool) -> Runner:
+    sessions: BaseSessionService
+    artifacts: BaseArtifactService
+    if in_memory:
+        sessions, artifacts = InMemorySessionService(), InMemoryArtifactService()
+    else:
+        state = Path.cwd() / STATE_DIR
+        state.mkdir(exist_ok=True)
+        sessions = SqlSessionService(f"sqlite:///{state / 'sessions.db'}")
+        artifacts = FileArtifactService(state / "artifacts")
+    return Runner(
+        app_name=app_name,
+        agent=agent,
+        session_service=sessions,
+        artifact_service=artifacts,
+        memory_service=InMemoryMemoryService(),
+        plugins=[TurnStats()],
+    )
+
+
+def _open_session(runner: Runner, user_id: str, session_id: str | None) -> str:
+    """The id of the session to use: resumed when it exists, created otherwise."""
+    service, app = runner.session_service, runner.app_name
+    if session_id is not None:
+        found = service.get_session(
+            app_name=app,
+            user_id=user_id,
+            session_id=session_id,
+            config=GetSessionConfig(num_recent_events=0),
+        ).run()
+        if found is not None:
+            return session_id
+    session = service.create_session(app_name=app, user_id=user_id, session_id=session_id).run()
+    return session.id
+
+
+class Chat:
+    """Turns on one session, shown through a renderer."""
+
+    def __init__(self, runner: Runner, user_id: str, session_id: str, renderer: Renderer):
+        self.runner = runner
+        self.user_id = user_id
+        self.session_id = session_id
+        self.renderer = renderer
+        self.stats = next(p for p in runner.plugin_manager.plugins if isinstance(p, TurnStats))
+        self.confirmations: list[types.FunctionCall] = []  # asked for by the last turn
+
+    def interactive(self, *, ask: bool) -> int:
+        """Reads messages until EOF or Ctrl-C at the prompt; returns the exit status."""
+        prompt = "you> " if ask and sys.stdin.isatty() else ""
+        while True:
+            try:
+                message: types.Content | str = self._answers() if self.confirmations else ""
+                if not message:
+                    message = input(prompt).strip()
+            except (EOFError, KeyboardInterrupt):
+                if prompt:
+                    print()
+                return EXIT_OK
+            if message:
+                self.turn(message)
+
+    def _answers(self) -> types.Content:
+        parts: list[types.Part] = []
+        for call in self.confirmations:
+            original = (call.args or {}).get("originalFunctionCall") or {}
+            reply = input(f"approve {original.get('name', 'the call')}? [y/N] ").strip().lower()
+            parts.append(
+                types.Part(
+                    function_response=types.FunctionResponse(
+                        id=call.id,
+                        name=CONFIRMATION_FUNCTION,
+                        response={"confirmed": reply in ("y", "yes")},
+                    )
+                )
+            )
+        self.confirmations = []
+        return types.Content(role="user", parts=parts)
+
+    def turn(self, message: types.Content | str) -> Outcome:
+        """Runs one invocation to its end, or until Ctrl-C cancels it."""
+        self.stats.start()
+        self.confirmations = []
+        seen: set[str] = set()
+        last: Event | None = None
+        events = to_iterable(
+            self.runner.run_async(
+                user_id=self.user_id,
+                session_id=self.session_id,
+                new_message=message,
+                run_config=RunConfig(streaming_mode=StreamingMode.SSE),
+            ),
+            max_buffer=256,
+        )
+        try:
+            for event in events:
+                self.renderer.event(event)
+                if not event.partial:
+                    seen.add(event.id)
+                    last = event
+                    self.confirmations += [
+                        c for c in event.get_function_calls() if c.name == CONFIRMATION_FUNCTION
+                    ]
+        except KeyboardInterrupt:
+            _close(events)  # disposing the subscription cancels the invocation
+            self._show_cancellation(seen)
+            return Outcome.CANCELLED
+        except Exception as exc:
+            self.renderer.failure(_describe(exc))
+            return Outcome.FAILED
+        finally:
+            _close(events)
+        self.renderer.turn_end(self.stats.summary())
+        if last is not None and last.error_code:
+            return Outcome.FAILED
+        return Outcome.OK
+
+    def _show_cancellation(self, seen: set[str]) -> None:
+        """Waits until the Runner stored the cancellation records, then shows them."""
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the records are short
+        try:
+            self._wait_idle()
+            session = self.runner.session_service.get_session(
+                app_name=self.runner.app_name,
+                user_id=self.user_id,
+                session_id=self.session_id,
+                config=GetSessionConfig(num_recent_events=20),
+            ).run()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        events = list(session.events) if session is not None else []
+        tail = events[_after_last_user(events) :]
+        for event in tail:
+            if event.id not in seen:
+                self.renderer.event(event)
+        self.renderer.turn_end(self.stats.summary())
+
+    def _wait_idle(self) -> None:
+        # The Runner stores the records after disposal, on its own threads; its per-session
+        # gate opens when they are stored. Runner has no public wait for that yet.
+        gates: Any = self.runner._gates  # pyright: ignore[reportPrivateUsage]
+        key = (self.runner.app_name, self.user_id, self.session_id)
+        deadline = time.monotonic() + _REPAIR_WAIT
+        while gates.busy(key) and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+
+def _close(events: Iterator[Event]) -> None:
+    close = getattr(events, "close", None)  # to_iterable's iterator disposes on close()
+    if callable(close):
+        close()
+
+
+def _after_last_user(events: list[Event]) -> int:
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].author == "user":
+            return index + 1
+    return 0
+
+
+def _describe(exc: BaseException) -> str:
+    name = type(exc).__name__
+    return f"{name}: {exc}" if str(exc) else name
