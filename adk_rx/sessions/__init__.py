@@ -3,6 +3,7 @@
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.in_memory import InMemorySessionService
 from adk_rx.sessions.session import GetSessionConfig, ListSessionsResponse, Session
+from adk_rx.sessions.sql import SqlSessionService
 
 __all__ = [
     "BaseSessionService",
@@ -10,4 +11,5 @@ __all__ = [
     "InMemorySessionService",
     "ListSessionsResponse",
     "Session",
+    "SqlSessionService",
 ]

@@ -7,10 +7,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
-from reactivex import Observable
+from reactivex import Observable, abc
+from reactivex.disposable import Disposable
 
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
+from adk_rx.rx.sync import single
 from adk_rx.sessions.session import GetSessionConfig, ListSessionsResponse, Session
 from adk_rx.state import State
 
@@ -64,6 +66,17 @@ class BaseSessionService(ABC):
     @abstractmethod
     def append_event(self, session: Session, event: Event) -> Observable[Event]:
         """Stores ``event`` in ``session`` and emits it."""
+
+    def lock_session(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> Observable[abc.DisposableBase]:
+        """Takes the session's turn lock; a Single of a handle whose disposal releases it.
+
+        The Runner holds it for a whole invocation, so runs on one session never interleave.
+        A store shared by several processes (SQL) locks across them; the default has nothing
+        to share and grants the lock at once.
+        """
+        return single(Disposable)
 
     def close(self) -> None:  # noqa: B027 - optional hook, no-op by default
         """Releases connections or threads the service holds."""

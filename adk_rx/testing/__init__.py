@@ -1,6 +1,13 @@
 """Testing kit: a scripted model, readable event sequences, service conformance suites."""
 
+from adk_rx.testing.conformance import SESSION_SERVICE_CHECKS, check_session_service
 from adk_rx.testing.scripted import ScriptedLlm
 from adk_rx.testing.simplify import simplify_content, simplify_events
 
-__all__ = ["ScriptedLlm", "simplify_content", "simplify_events"]
+__all__ = [
+    "SESSION_SERVICE_CHECKS",
+    "ScriptedLlm",
+    "check_session_service",
+    "simplify_content",
+    "simplify_events",
+]
