@@ -1,0 +1,155 @@
+"""The server app: ``create_app`` builds it, ``serve`` runs it on uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Iterable, Mapping
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Route
+
+from adk_rx.artifacts.base import BaseArtifactService
+from adk_rx.artifacts.file import FileArtifactService
+from adk_rx.artifacts.in_memory import InMemoryArtifactService
+from adk_rx.memory.base import BaseMemoryService
+from adk_rx.memory.in_memory import InMemoryMemoryService
+from adk_rx.sessions.base import BaseSessionService
+from adk_rx.sessions.sql import SqlSessionService
+
+from . import run_routes, session_routes
+from .registry import InvocationRegistry, Limits
+from .runners import AppRunners
+from .security import DEFAULT_HOSTS, SecurityMiddleware
+from .shared import Server, json_response
+from .tap import TappedSessionService
+
+__all__ = ["create_app", "serve"]
+
+STATE_DIR = ".adk_rx"
+PAGE = Path(__file__).resolve().parent.parent / "static" / "index.html"
+SHUTDOWN_GRACE = 10.0
+
+
+async def _page(request: Request) -> Response:
+    if not request.app.state.server.web:
+        raise HTTPException(404, "the page is served by `adk-rx web`")
+    return FileResponse(PAGE, headers={"Cache-Control": "no-cache"})
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    headers = dict(exc.headers) if exc.headers else None
+    return json_response({"detail": exc.detail}, exc.status_code, headers=headers)
+
+
+def create_app(
+    agents_dir: str | os.PathLike[str],
+    *,
+    session_service: BaseSessionService | None = None,
+    web: bool = False,
+    tokens: Mapping[str, str] | None = None,
+    allowed_hosts: Iterable[str] | None = None,
+    artifact_service: BaseArtifactService | None = None,
+    memory_service: BaseMemoryService | None = None,
+    limits: Limits | None = None,
+) -> Starlette:
+    """The HTTP app serving the apps of ``agents_dir``.
+
+    Args:
+        agents_dir: a folder with one sub-folder per app (``agent.py`` with ``root_agent``).
+        session_service: where sessions live; default ``.adk_rx/sessions.db`` (SQLite) under
+            the working folder.
+        web: also serve the dev UI page at ``/``.
+        tokens: bearer token -> user id; when given, every API request needs a token and a
+            token's user reaches only its own ``users/{user}`` paths.
+        allowed_hosts: the names (``"name"`` any port, ``"name:port"``, ``"*"`` any) a
+            request's Host may carry; default the loopback names.
+        artifact_service: default ``.adk_rx/artifacts`` files when the sessions are the
+            default ones, in memory otherwise.
+        memory_service: default in memory.
+        limits: registry and SSE bounds.
+    """
+    if session_service is None:
+        state_dir = Path.cwd() / STATE_DIR
+        state_dir.mkdir(parents=True, exist_ok=True)
+        session_service = SqlSessionService(f"sqlite:///{state_dir / 'sessions.db'}")
+        if artifact_service is None:
+            artifact_service = FileArtifactService(state_dir / "artifacts")
+    limits = limits or Limits()
+    registry = InvocationRegistry(limits)
+    runners = AppRunners(
+        Path(agents_dir),
+        session_service=TappedSessionService(session_service, registry.on_stored),
+        artifact_service=artifact_service or InMemoryArtifactService(),
+        memory_service=memory_service or InMemoryMemoryService(),
+    )
+    server = Server(runners=runners, registry=registry, limits=limits, web=web)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        yield
+        # Runs still going are cancelled, so their sessions record CANCELLED.
+        running = registry.running()
+        for log in running:
+            registry.cancel(log)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(SHUTDOWN_GRACE):
+                for log in running:
+                    while not log.finished:
+                        await log.wait(None)
+        runners.close()
+
+    app = Starlette(
+        routes=[
+            Route("/", _page, methods=["GET"]),
+            *session_routes.routes,
+            *run_routes.routes,
+        ],
+        exception_handlers={HTTPException: _http_error},
+        lifespan=lifespan,
+    )
+    app.state.server = server
+    app.add_middleware(
+        SecurityMiddleware,
+        allowed_hosts=tuple(allowed_hosts) if allowed_hosts is not None else DEFAULT_HOSTS,
+        tokens=tokens,
+    )
+    return app
+
+
+def _env_tokens() -> dict[str, str] | None:
+    raw = os.environ.get("ADK_RX_TOKENS", "").strip()
+    if not raw:
+        return None
+    pairs = (item.partition("=") for item in raw.split(",") if item.strip())
+    return {token.strip(): user.strip() for token, _, user in pairs}
+
+
+def serve(
+    agents_dir: str | os.PathLike[str],
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    web: bool = False,
+) -> None:
+    """Runs the server on uvicorn until interrupted.
+
+    The Host check allows the loopback names and ``host`` (unless it is a wildcard
+    address); ``ADK_RX_ALLOWED_HOSTS`` (comma-separated) adds names, e.g. the machine's
+    name when binding ``0.0.0.0``. ``ADK_RX_TOKENS`` (``token=user,...``) turns on bearer
+    tokens.
+    """
+    import uvicorn
+
+    allowed: list[str] = list(DEFAULT_HOSTS)
+    if host not in ("0.0.0.0", "::", ""):
+        allowed.append(f"[{host}]" if ":" in host else host)
+    extra = os.environ.get("ADK_RX_ALLOWED_HOSTS", "")
+    allowed.extend(name.strip() for name in extra.split(",") if name.strip())
+    app = create_app(agents_dir, web=web, tokens=_env_tokens(), allowed_hosts=allowed)
+    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)

@@ -1,0 +1,105 @@
+"""Request and response bodies: ADK's JSON shapes (camelCase accepted on input)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+from google.genai import types
+
+from adk_rx.run_config import RunConfig, StreamingMode
+from adk_rx.sessions.session import Session
+
+__all__ = ["BadRequest", "RunBody", "parse_run_body", "session_json"]
+
+
+class BadRequest(Exception):
+    """A malformed request body (answers 400)."""
+
+
+def _field(data: Mapping[str, Any], name: str) -> Any:
+    """``data[name]``, or its camelCase spelling."""
+    if name in data:
+        return data[name]
+    head, *rest = name.split("_")
+    return data.get(head + "".join(word.capitalize() for word in rest))
+
+
+@dataclass(frozen=True, slots=True)
+class RunBody:
+    """The body of ``/run``, ``/run_sse`` and ``POST .../invocations``."""
+
+    app_name: str
+    user_id: str
+    session_id: str
+    new_message: types.Content
+    streaming: bool
+    state_delta: dict[str, Any] | None
+
+    def run_config(self) -> RunConfig:
+        """SSE streaming (partial events) when the client asked for it."""
+        mode = StreamingMode.SSE if self.streaming else StreamingMode.NONE
+        return RunConfig(streaming_mode=mode)
+
+
+def _ident(data: Mapping[str, Any], name: str, given: str | None) -> str:
+    value = _field(data, name)
+    if given is not None:
+        if value is not None and value != given:
+            raise BadRequest(f"{name} {value!r} in the body does not match the path ({given!r})")
+        return given
+    if not isinstance(value, str) or not value:
+        raise BadRequest(f"{name} is required (a non-empty string)")
+    return value
+
+
+def parse_run_body(
+    data: Any,
+    *,
+    app_name: str | None = None,
+    user_id: str | None = None,
+    session_id: str | None = None,
+) -> RunBody:
+    """Validates a run body; ids given by the path win and must match the body's.
+
+    Raises:
+        BadRequest: a field is missing or malformed.
+    """
+    if not isinstance(data, Mapping):
+        raise BadRequest("the body must be a JSON object")
+    message = _field(data, "new_message")
+    if message is None:
+        raise BadRequest("new_message is required (a Content: {role, parts: [{text}]})")
+    try:
+        content = types.Content.model_validate(message)
+    except pydantic.ValidationError as exc:
+        raise BadRequest(f"new_message is not a valid Content: {exc}") from exc
+    if not content.parts:
+        raise BadRequest("new_message has no parts")
+    delta = _field(data, "state_delta")
+    if delta is not None and not isinstance(delta, Mapping):
+        raise BadRequest("state_delta must be an object")
+    streaming = _field(data, "streaming")
+    return RunBody(
+        app_name=_ident(data, "app_name", app_name),
+        user_id=_ident(data, "user_id", user_id),
+        session_id=_ident(data, "session_id", session_id),
+        new_message=content,
+        streaming=bool(streaming),
+        state_delta=dict(delta) if delta is not None else None,
+    )
+
+
+def session_json(session: Session, *, with_events: bool = True) -> dict[str, Any]:
+    """ADK's session JSON (camelCase keys)."""
+    body: dict[str, Any] = {
+        "id": session.id,
+        "appName": session.app_name,
+        "userId": session.user_id,
+        "state": session.state,
+        "lastUpdateTime": session.last_update_time,
+    }
+    body["events"] = [event.to_dict() for event in session.events] if with_events else []
+    return body

@@ -1,0 +1,186 @@
+"""One server-owned invocation: its bounded event log and the readers waiting on it.
+
+The run appends from whatever thread produced the event; readers are SSE responses on the
+server's event loop. Every reader holds only a cursor into the one shared log, so a reader
+costs no memory per event and the run never waits for any of them::
+
+    run thread:   add(e1) add(e2) ...            (never blocks; wakes the loop at most once
+                                                   per loop turn, however many readers)
+    loop:         reader A: read_after(0) -> [1, 2]  send ...
+                  reader B: read_after(1) -> [2]      send ...
+
+The log keeps the newest ``capacity`` entries. A reader whose cursor fell out of the window
+(it was slower than the log is long, or it reattached late) is told with a ``gap`` so it
+knows that it missed entries (the stored ones are in the session).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from adk_rx.events import Event
+
+__all__ = ["Entry", "InvocationLog", "Read", "Status"]
+
+Status = Literal["starting", "running", "completed", "failed", "timeout", "cancelled"]
+FINISHED: frozenset[str] = frozenset({"completed", "failed", "timeout", "cancelled"})
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One logged event: its cursor (1, 2, ...) and its JSON, encoded once for every reader."""
+
+    seq: int
+    event: Event
+    json: str
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """What a reader gets: the entries after its cursor, a gap, and whether the run ended."""
+
+    entries: list[Entry] = field(default_factory=list)
+    gap: tuple[int, int] | None = None  # (first missed, last missed)
+    finished: bool = False
+
+
+class InvocationLog:
+    """The bounded event log of one invocation and its end status.
+
+    Args:
+        key: (app, user, session) of the run.
+        loop: the server's event loop, where readers wait.
+        capacity: how many entries are kept.
+    """
+
+    def __init__(
+        self, key: tuple[str, str, str], loop: asyncio.AbstractEventLoop, capacity: int
+    ) -> None:
+        self.key = key
+        self.invocation_id: str | None = None
+        self.status: Status = "starting"
+        self.error: str | None = None
+        self.created_at = time.time()
+        self.finished_at: float | None = None
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._entries: deque[Entry] = deque(maxlen=capacity)
+        self._next_seq = 1
+        self._waiters: list[asyncio.Future[None]] = []
+        self._wake_scheduled = False
+        self._started: asyncio.Future[str | None] = loop.create_future()
+
+    # -- writers (any thread) -------------------------------------------------------------
+    def add(self, event: Event) -> None:
+        """Appends an event (ignored once the invocation has finished)."""
+        payload = event.to_json()
+        with self._lock:
+            if self.status in FINISHED:
+                return
+            self._entries.append(Entry(self._next_seq, event, payload))
+            self._next_seq += 1
+            schedule = not self._wake_scheduled
+            self._wake_scheduled = True
+        if schedule:
+            self._call_soon(self._wake)
+
+    def set_started(self, invocation_id: str) -> None:
+        """Records the invocation id (known once the user message is stored)."""
+        with self._lock:
+            if self.invocation_id is not None:
+                return
+            self.invocation_id = invocation_id
+            if self.status == "starting":
+                self.status = "running"
+        self._call_soon(self._resolve_started)
+
+    def finish(self, status: Status, error: str | None = None) -> bool:
+        """Ends the log; the first call wins. Returns whether this call ended it."""
+        with self._lock:
+            if self.status in FINISHED:
+                return False
+            self.status = status
+            self.error = error
+            self.finished_at = time.time()
+            self._wake_scheduled = True
+        self._call_soon(self._wake)
+        self._call_soon(self._resolve_started)
+        return True
+
+    # -- readers (the loop) ---------------------------------------------------------------
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+    @property
+    def head(self) -> int:
+        """The cursor of the newest entry (0 when there is none)."""
+        return self._next_seq - 1
+
+    def read_after(self, cursor: int, limit: int) -> Read:
+        """Up to ``limit`` entries after ``cursor``, the gap before them, and the end flag."""
+        with self._lock:
+            finished = self.status in FINISHED
+            if not self._entries:
+                return Read(finished=finished)
+            first = self._entries[0].seq
+            gap = (cursor + 1, first - 1) if cursor + 1 < first else None
+            start = max(cursor + 1 - first, 0)
+            entries = list(itertools.islice(self._entries, start, start + limit))
+            # Finished only once the reader has everything (the end frame comes last).
+            done = finished and start + len(entries) >= len(self._entries)
+            return Read(entries, gap, done)
+
+    def snapshot(self) -> list[Entry]:
+        """Every entry still in the log."""
+        with self._lock:
+            return list(self._entries)
+
+    async def wait(self, timeout: float | None) -> bool:
+        """Waits until something is added or the log ends; False on timeout."""
+        future: asyncio.Future[None] = self._loop.create_future()
+        self._waiters.append(future)
+        try:
+            await asyncio.wait_for(asyncio.shield(future), timeout)
+        except TimeoutError:
+            return False
+        finally:
+            with contextlib.suppress(ValueError):
+                self._waiters.remove(future)
+        return True
+
+    async def started(self, timeout: float) -> str | None:
+        """The invocation id once known; None when the run ended before it started.
+
+        Raises:
+            TimeoutError: neither happened within ``timeout`` seconds.
+        """
+        return await asyncio.wait_for(asyncio.shield(self._started), timeout)
+
+    # -- on the loop ----------------------------------------------------------------------
+    def _call_soon(self, fn: Callable[[], None]) -> None:
+        # A loop that has closed (server shut down) has nobody left to wake.
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(fn)
+
+    def _wake(self) -> None:
+        with self._lock:
+            self._wake_scheduled = False
+        waiters, self._waiters = self._waiters, []
+        for future in waiters:
+            if not future.done():
+                future.set_result(None)
+
+    def _resolve_started(self) -> None:
+        if self._started.done():
+            return
+        if self.invocation_id is not None or self.finished:
+            self._started.set_result(self.invocation_id)

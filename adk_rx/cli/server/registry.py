@@ -1,0 +1,245 @@
+"""Server-owned invocations: started by a request, run on after the client leaves.
+
+Every run the server starts (``/run``, ``/run_sse`` and the invocations routes alike) goes
+through :meth:`InvocationRegistry.start`:
+
+* it answers "busy" when the session already has a run in this process (the registry's own
+  table plus the Runner's per-session queue), so two runs never interleave;
+* it subscribes to ``runner.run_async`` on the I/O scheduler, never on the server's loop,
+  so a synchronous agent cannot stall the server;
+* the invocation id becomes known when the store reports the user message (see
+  :mod:`adk_rx.cli.server.tap`); stored events enter the log as the store reports them and
+  partial events as the Runner emits them, so the log has every stored event of the run,
+  in order, including the records written after a cancellation;
+* disposing the subscription is the cancel; the log ends once the Runner has released the
+  session, that is after the ``CANCELLED`` record is stored.
+
+Finished invocations stay readable (for reattaching) for ``Limits.finished_ttl`` seconds,
+and at most ``Limits.max_finished`` of them are kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from google.genai import types
+from reactivex import abc
+
+from adk_rx.errors import InvocationTimeoutError
+from adk_rx.events import Event
+from adk_rx.invocation import SessionGates
+from adk_rx.run_config import RunConfig
+from adk_rx.runner import Runner
+from adk_rx.rx import io_scheduler, subscribe_on_eager
+from adk_rx.sessions.session import Session
+
+from .log import InvocationLog
+
+__all__ = ["InvocationRegistry", "Limits", "SessionBusyError", "TooManyRunsError"]
+
+_Key = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds of the registry and of each SSE client.
+
+    Attributes:
+        log_capacity: events kept per invocation for readers and reattaching clients.
+        max_finished: finished invocations kept for reattaching.
+        finished_ttl: seconds a finished invocation stays readable.
+        max_running: runs at once; more answer 503.
+        heartbeat: seconds of silence after which an SSE stream sends a comment frame.
+        batch_events: most events written to one client in one send.
+        start_timeout: seconds a request waits for a run to store its user message.
+    """
+
+    log_capacity: int = 4096
+    max_finished: int = 256
+    finished_ttl: float = 600.0
+    max_running: int = 256
+    heartbeat: float = 15.0
+    batch_events: int = 256
+    start_timeout: float = 30.0
+
+
+class SessionBusyError(Exception):
+    """The session already has a run in this process."""
+
+
+class TooManyRunsError(Exception):
+    """``Limits.max_running`` runs are in progress."""
+
+
+def _gates(runner: Runner) -> SessionGates:
+    # The Runner's per-session queue: the only record of runs started outside the registry
+    # (none today) and of a cancelled run that is still writing its records.
+    return runner._gates  # pyright: ignore[reportPrivateUsage]
+
+
+def _when_session_idle(runner: Runner, key: _Key, fn: Callable[[], None]) -> None:
+    """Calls ``fn`` once every run queued on the session has released it."""
+    gates = _gates(runner)
+    previous, mine = gates.enter(key)
+    if previous is None:
+        gates.leave(key, mine)
+        fn()
+        return
+
+    def after() -> None:
+        gates.leave(key, mine)
+        fn()
+
+    previous.when_open(after)
+
+
+class InvocationRegistry:
+    """The invocations this server started, by id, with their logs."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._lock = threading.Lock()
+        self._active: dict[_Key, InvocationLog] = {}
+        self._by_id: dict[str, InvocationLog] = {}
+        self._finished: OrderedDict[str, InvocationLog] = OrderedDict()
+        self._subscriptions: dict[int, abc.DisposableBase] = {}
+        self._runners: dict[int, Runner] = {}
+
+    # -- starting -------------------------------------------------------------------------
+    def start(
+        self,
+        runner: Runner,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content,
+        run_config: RunConfig,
+        state_delta: Mapping[str, Any] | None,
+    ) -> InvocationLog:
+        """Starts a run; the log's :meth:`~InvocationLog.started` gives its id.
+
+        Raises:
+            SessionBusyError: the session has a run in this process.
+            TooManyRunsError: too many runs are in progress.
+            ConfigurationError: a malformed argument (from ``Runner.run_async``).
+        """
+        key: _Key = (runner.app_name, user_id, session_id)
+        events = runner.run_async(
+            user_id=user_id,
+            session_id=session_id,
+            new_message=new_message,
+            run_config=run_config,
+            state_delta=state_delta,
+        ).pipe(subscribe_on_eager(io_scheduler()))
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            self._evict()
+            if key in self._active or _gates(runner).busy(key):
+                raise SessionBusyError(f"session {session_id!r} already has a run in progress")
+            if len(self._active) >= self.limits.max_running:
+                raise TooManyRunsError(
+                    f"{len(self._active)} runs in progress (the limit); try again later"
+                )
+            log = InvocationLog(key, loop, self.limits.log_capacity)
+            self._active[key] = log
+            self._runners[id(log)] = runner
+
+        def on_next(event: Event) -> None:
+            # Stored events reach the log from the store (on_stored), before this.
+            if event.partial:
+                log.add(event)
+
+        def on_error(error: Exception) -> None:
+            status = "timeout" if isinstance(error, InvocationTimeoutError) else "failed"
+            self._end(log, status, f"{type(error).__name__}: {error}")
+
+        subscription = events.subscribe(
+            on_next, on_error, lambda: self._end(log, "completed", None)
+        )
+        with self._lock:
+            if not log.finished:
+                self._subscriptions[id(log)] = subscription
+        return log
+
+    def on_stored(self, session: Session, event: Event) -> None:
+        """The store tap: every stored event of every session of the server."""
+        if event.author == "user":
+            key: _Key = (session.app_name, session.user_id, session.id)
+            with self._lock:
+                log = self._active.get(key)
+                if log is None or log.invocation_id is not None:
+                    return
+                self._by_id[event.invocation_id] = log
+            log.set_started(event.invocation_id)
+            return
+        with self._lock:
+            log = self._by_id.get(event.invocation_id)
+        if log is not None:
+            log.add(event)
+
+    # -- looking up -----------------------------------------------------------------------
+    def get(self, invocation_id: str) -> InvocationLog | None:
+        """The invocation with that id, while it runs or is kept after it ended."""
+        with self._lock:
+            self._evict()
+            return self._by_id.get(invocation_id)
+
+    def of_session(self, key: _Key) -> list[InvocationLog]:
+        """The invocations of one session that the registry still holds, oldest first."""
+        with self._lock:
+            self._evict()
+            found = [log for log in self._by_id.values() if log.key == key]
+        return sorted(found, key=lambda log: log.created_at)
+
+    def running(self) -> list[InvocationLog]:
+        """Every invocation in progress."""
+        with self._lock:
+            return list(self._active.values())
+
+    # -- ending ---------------------------------------------------------------------------
+    def cancel(self, log: InvocationLog) -> bool:
+        """Cancels a run by disposal; False when it had already ended.
+
+        The log ends with ``cancelled`` once the Runner has stored the records that keep the
+        session valid and released the session.
+        """
+        with self._lock:
+            if log.finished or id(log) not in self._runners:
+                return False
+            runner = self._runners[id(log)]
+            subscription = self._subscriptions.pop(id(log), None)
+        if subscription is not None:
+            subscription.dispose()
+        _when_session_idle(runner, log.key, lambda: self._end(log, "cancelled", None))
+        return True
+
+    def _end(self, log: InvocationLog, status: Any, error: str | None) -> None:
+        if not log.finish(status, error):
+            return
+        with self._lock:
+            if self._active.get(log.key) is log:
+                del self._active[log.key]
+            self._subscriptions.pop(id(log), None)
+            self._runners.pop(id(log), None)
+            if log.invocation_id is not None:
+                self._finished[log.invocation_id] = log
+            self._evict()
+
+    def _evict(self) -> None:
+        """Drops finished invocations past the TTL or the count bound (lock held)."""
+        now = time.time()
+        limits = self.limits
+        while self._finished:
+            invocation_id, log = next(iter(self._finished.items()))
+            expired = log.finished_at is not None and now - log.finished_at > limits.finished_ttl
+            if not expired and len(self._finished) <= limits.max_finished:
+                break
+            del self._finished[invocation_id]
+            if self._by_id.get(invocation_id) is log:
+                del self._by_id[invocation_id]

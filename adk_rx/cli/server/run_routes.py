@@ -1,0 +1,183 @@
+"""Running: ADK's ``/run`` and ``/run_sse``, and the server-owned invocations routes.
+
+Every run is a server-owned invocation (:mod:`adk_rx.cli.server.registry`): a client that
+disconnects, from ``/run_sse`` too, only detaches; the run goes on and its events carry the
+invocation id, so the client can reattach through ``.../invocations/{id}/events``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from adk_rx.errors import ConfigurationError
+from adk_rx.events import Event
+
+from .bodies import BadRequest, RunBody, parse_run_body
+from .log import InvocationLog
+from .registry import SessionBusyError, TooManyRunsError
+from .session_routes import find_session
+from .shared import json_response, not_found, runner_for, server_of, user_path
+from .sse import adk_frames, invocation_frames, sse_response
+
+__all__ = ["routes"]
+
+
+async def _body(request: Request, **path_ids: str) -> RunBody:
+    try:
+        data: Any = await request.json()
+    except ValueError as exc:
+        raise HTTPException(400, f"the body is not JSON: {exc}") from exc
+    try:
+        body = parse_run_body(data, **path_ids)
+    except BadRequest as exc:
+        raise HTTPException(400, str(exc)) from exc
+    user_path(request, body.user_id)
+    return body
+
+
+async def _start(request: Request, body: RunBody) -> InvocationLog:
+    """Starts the run and waits until its user message is stored (its id is known)."""
+    server = server_of(request)
+    runner = await runner_for(request, body.app_name)
+    await find_session(request, body.app_name, body.user_id, body.session_id)
+    try:
+        log = server.registry.start(
+            runner,
+            user_id=body.user_id,
+            session_id=body.session_id,
+            new_message=body.new_message,
+            run_config=body.run_config(),
+            state_delta=body.state_delta,
+        )
+    except SessionBusyError as exc:
+        raise HTTPException(409, str(exc)) from exc
+    except TooManyRunsError as exc:
+        raise HTTPException(503, str(exc)) from exc
+    except ConfigurationError as exc:
+        raise HTTPException(400, str(exc)) from exc
+    try:
+        invocation_id = await log.started(server.limits.start_timeout)
+    except TimeoutError as exc:
+        server.registry.cancel(log)
+        raise HTTPException(504, "the run did not start in time; it was cancelled") from exc
+    if invocation_id is None:
+        error = log.error or log.status
+        status = 404 if error.startswith("SessionNotFoundError") else 500
+        raise HTTPException(status, error)
+    return log
+
+
+async def _wait_end(log: InvocationLog) -> None:
+    while not log.finished:
+        await log.wait(None)
+
+
+async def run(request: Request) -> Response:
+    """ADK ``/run``: waits for the end; the run's events, without the user message."""
+    body = await _body(request)
+    log = await _start(request, body)
+    await _wait_end(log)
+    if log.status in ("failed", "timeout"):
+        raise HTTPException(500, log.error or log.status)
+    entries = log.snapshot()
+    if entries and entries[0].seq == 1:
+        events = [e.event for e in entries if not e.event.partial]
+    else:  # the log dropped its oldest entries: the store has every stored event
+        session = await find_session(request, body.app_name, body.user_id, body.session_id)
+        events = _of_invocation(session.events, log.invocation_id)
+    return json_response([event.to_dict() for event in events])
+
+
+def _of_invocation(events: list[Event], invocation_id: str | None) -> list[Event]:
+    return [e for e in events if e.invocation_id == invocation_id and e.author != "user"]
+
+
+async def run_sse(request: Request) -> Response:
+    """ADK ``/run_sse``: ``data: <Event JSON>`` frames until the run ends."""
+    body = await _body(request)
+    log = await _start(request, body)
+    return sse_response(adk_frames(log, server_of(request).limits.batch_events))
+
+
+# -- invocations ----------------------------------------------------------------------------
+def _path_ids(request: Request) -> dict[str, str]:
+    params = request.path_params
+    user_path(request, params["user"])
+    return {"app_name": params["app"], "user_id": params["user"], "session_id": params["sid"]}
+
+
+async def start_invocation(request: Request) -> Response:
+    """202 ``{"invocation_id"}``; the run goes on whether or not anyone listens."""
+    body = await _body(request, **_path_ids(request))
+    log = await _start(request, body)
+    url = f"{request.url.path}/{log.invocation_id}/events"
+    return json_response(_status(log), 202, headers={"Location": url})
+
+
+def _log(request: Request) -> InvocationLog:
+    """The invocation named in the path; 404 unless it belongs to the path's session."""
+    ids = _path_ids(request)
+    log = server_of(request).registry.get(request.path_params["iid"])
+    if log is None or log.key != (ids["app_name"], ids["user_id"], ids["session_id"]):
+        raise not_found("invocation")
+    return log
+
+
+def _status(log: InvocationLog) -> dict[str, Any]:
+    return {
+        "invocation_id": log.invocation_id,
+        "status": log.status,
+        "error": log.error,
+        "last_event_id": log.head,
+        "created_at": log.created_at,
+        "finished_at": log.finished_at,
+    }
+
+
+async def list_invocations(request: Request) -> Response:
+    """The session's invocations the server still holds, oldest first."""
+    ids = _path_ids(request)
+    key = (ids["app_name"], ids["user_id"], ids["session_id"])
+    return json_response([_status(log) for log in server_of(request).registry.of_session(key)])
+
+
+async def invocation_status(request: Request) -> Response:
+    return json_response(_status(_log(request)))
+
+
+async def invocation_events(request: Request) -> Response:
+    """SSE from the event after cursor ``after`` (or ``Last-Event-ID``); ends with ``end``."""
+    log = _log(request)
+    raw = request.query_params.get("after") or request.headers.get("last-event-id") or "0"
+    try:
+        after = int(raw)
+    except ValueError as exc:
+        raise HTTPException(
+            400, f"after must be an event cursor (an integer), got {raw!r}"
+        ) from exc
+    limits = server_of(request).limits
+    return sse_response(invocation_frames(log, after, limits.heartbeat, limits.batch_events))
+
+
+async def cancel_invocation(request: Request) -> Response:
+    """202 when the cancel started; 200 with the final status when the run had ended."""
+    log = _log(request)
+    started = server_of(request).registry.cancel(log)
+    return json_response(_status(log), 202 if started else 200)
+
+
+_INVOCATIONS = "/apps/{app}/users/{user}/sessions/{sid}/invocations"
+routes = [
+    Route("/run", run, methods=["POST"]),
+    Route("/run_sse", run_sse, methods=["POST"]),
+    Route(_INVOCATIONS, start_invocation, methods=["POST"]),
+    Route(_INVOCATIONS, list_invocations, methods=["GET"]),
+    Route(_INVOCATIONS + "/{iid}:cancel", cancel_invocation, methods=["POST"]),
+    Route(_INVOCATIONS + "/{iid}/events", invocation_events, methods=["GET"]),
+    Route(_INVOCATIONS + "/{iid}", invocation_status, methods=["GET"]),
+]

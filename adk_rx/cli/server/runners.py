@@ -1,0 +1,76 @@
+"""The apps of an agents folder, each with one Runner, built on first use."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+from adk_rx.artifacts.base import BaseArtifactService
+from adk_rx.cli.loader import discover_apps, load_app
+from adk_rx.memory.base import BaseMemoryService
+from adk_rx.runner import Runner
+from adk_rx.sessions.base import BaseSessionService
+
+__all__ = ["AppNotFoundError", "AppRunners"]
+
+
+class AppNotFoundError(LookupError):
+    """No app of that name in the agents folder."""
+
+
+class AppRunners:
+    """One Runner per app, sharing the server's services; agents are imported lazily."""
+
+    def __init__(
+        self,
+        agents_dir: Path,
+        *,
+        session_service: BaseSessionService,
+        artifact_service: BaseArtifactService,
+        memory_service: BaseMemoryService,
+    ) -> None:
+        self.agents_dir = agents_dir
+        self.session_service = session_service
+        self.artifact_service = artifact_service
+        self.memory_service = memory_service
+        self._lock = threading.Lock()
+        self._runners: dict[str, Runner] = {}
+
+    def names(self) -> list[str]:
+        """The app names, sorted (the folder is read again each time)."""
+        return list(discover_apps(self.agents_dir))
+
+    async def get(self, name: str) -> Runner:
+        """The app's Runner; its agent is imported (off the loop) on first use.
+
+        Raises:
+            AppNotFoundError: no such app.
+            AgentLoadError: the app fails to import.
+        """
+        with self._lock:
+            runner = self._runners.get(name)
+        if runner is not None:
+            return runner
+        if name not in discover_apps(self.agents_dir):
+            raise AppNotFoundError(f"no app named {name!r}")
+        agent = await asyncio.to_thread(load_app, self.agents_dir, name)
+        with self._lock:
+            runner = self._runners.get(name)
+            if runner is None:
+                runner = Runner(
+                    app_name=name,
+                    agent=agent,
+                    session_service=self.session_service,
+                    artifact_service=self.artifact_service,
+                    memory_service=self.memory_service,
+                )
+                self._runners[name] = runner
+        return runner
+
+    def close(self) -> None:
+        """Closes every Runner's plugins."""
+        with self._lock:
+            runners, self._runners = list(self._runners.values()), {}
+        for runner in runners:
+            runner.close()

@@ -1,0 +1,157 @@
+"""ADK's app, session and artifact routes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from adk_rx.errors import ConfigurationError, SessionExistsError
+from adk_rx.sessions.session import Session
+
+from .aio import gather
+from .bodies import session_json
+from .shared import json_response, not_found, runner_for, server_of, user_path
+
+__all__ = ["routes"]
+
+
+async def list_apps(request: Request) -> Response:
+    return json_response(server_of(request).runners.names())
+
+
+async def _ids(request: Request) -> tuple[str, str]:
+    app_name, user = request.path_params["app"], request.path_params["user"]
+    user_path(request, user)
+    await runner_for(request, app_name)  # 404 for an unknown app
+    return app_name, user
+
+
+async def find_session(request: Request, app_name: str, user: str, sid: str) -> Session:
+    """The stored session, or 404 (also when it is another user's)."""
+    found = await gather(
+        server_of(request).sessions.get_session(app_name=app_name, user_id=user, session_id=sid)
+    )
+    if not found:
+        raise not_found(f"session {sid!r}")
+    return found[0]
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        data = await request.json()
+    except ValueError as exc:
+        raise HTTPException(400, f"the body is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise HTTPException(400, "the body must be a JSON object")
+    return data
+
+
+async def create_session(request: Request) -> Response:
+    app_name, user = await _ids(request)
+    body = await _json_body(request)
+    sid = request.path_params.get("sid") or body.get("session_id") or body.get("sessionId")
+    state = body.get("state")
+    if state is not None and not isinstance(state, dict):
+        raise HTTPException(400, "state must be an object")
+    try:
+        created = await gather(
+            server_of(request).sessions.create_session(
+                app_name=app_name, user_id=user, state=state, session_id=sid
+            )
+        )
+    except SessionExistsError as exc:
+        raise HTTPException(409, str(exc)) from exc
+    except ConfigurationError as exc:
+        raise HTTPException(400, str(exc)) from exc
+    return json_response(session_json(created[0]))
+
+
+async def list_sessions(request: Request) -> Response:
+    app_name, user = await _ids(request)
+    found = await gather(server_of(request).sessions.list_sessions(app_name=app_name, user_id=user))
+    sessions = found[0].sessions if found else []
+    ordered = sorted(sessions, key=lambda s: s.last_update_time, reverse=True)
+    return json_response([session_json(s, with_events=False) for s in ordered])
+
+
+async def get_session(request: Request) -> Response:
+    app_name, user = await _ids(request)
+    session = await find_session(request, app_name, user, request.path_params["sid"])
+    return json_response(session_json(session))
+
+
+async def delete_session(request: Request) -> Response:
+    app_name, user = await _ids(request)
+    sid = request.path_params["sid"]
+    await find_session(request, app_name, user, sid)
+    server = server_of(request)
+    if any(not log.finished for log in server.registry.of_session((app_name, user, sid))):
+        raise HTTPException(409, f"session {sid!r} has a run in progress; cancel it first")
+    await gather(server.sessions.delete_session(app_name=app_name, user_id=user, session_id=sid))
+    return Response(status_code=204)
+
+
+# -- artifacts ------------------------------------------------------------------------------
+async def _artifact_ids(request: Request) -> dict[str, str]:
+    app_name, user = await _ids(request)
+    sid = request.path_params["sid"]
+    await find_session(request, app_name, user, sid)
+    return {"app_name": app_name, "user_id": user, "session_id": sid}
+
+
+async def list_artifacts(request: Request) -> Response:
+    ids = await _artifact_ids(request)
+    found = await gather(server_of(request).runners.artifact_service.list_artifact_keys(**ids))
+    return json_response(found[0] if found else [])
+
+
+async def artifact_versions(request: Request) -> Response:
+    ids = await _artifact_ids(request)
+    found = await gather(
+        server_of(request).runners.artifact_service.list_versions(
+            **ids, filename=request.path_params["name"]
+        )
+    )
+    return json_response(found[0] if found else [])
+
+
+async def load_artifact(request: Request) -> Response:
+    ids = await _artifact_ids(request)
+    raw = request.query_params.get("version")
+    try:
+        version = int(raw) if raw is not None else None
+    except ValueError as exc:
+        raise HTTPException(400, "version must be an integer") from exc
+    name = request.path_params["name"]
+    try:
+        found = await gather(
+            server_of(request).runners.artifact_service.load_artifact(
+                **ids, filename=name, version=version
+            )
+        )
+    except ConfigurationError as exc:
+        raise HTTPException(400, str(exc)) from exc
+    if not found:
+        raise not_found(f"artifact {name!r}")
+    return json_response(found[0].model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+_SESSIONS = "/apps/{app}/users/{user}/sessions"
+routes = [
+    Route("/list-apps", list_apps, methods=["GET"]),
+    Route(_SESSIONS, create_session, methods=["POST"]),
+    Route(_SESSIONS, list_sessions, methods=["GET"]),
+    Route(_SESSIONS + "/{sid}", get_session, methods=["GET"]),
+    Route(_SESSIONS + "/{sid}", create_session, methods=["POST"]),
+    Route(_SESSIONS + "/{sid}", delete_session, methods=["DELETE"]),
+    Route(_SESSIONS + "/{sid}/artifacts", list_artifacts, methods=["GET"]),
+    Route(_SESSIONS + "/{sid}/artifacts/{name}", load_artifact, methods=["GET"]),
+    Route(_SESSIONS + "/{sid}/artifacts/{name}/versions", artifact_versions, methods=["GET"]),
+]

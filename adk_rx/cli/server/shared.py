@@ -1,0 +1,68 @@
+"""What every route needs: the server's parts, the caller's user, JSON answers."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from adk_rx.cli.loader import AgentLoadError
+from adk_rx.runner import Runner
+from adk_rx.sessions.base import BaseSessionService
+
+from .registry import InvocationRegistry, Limits
+from .runners import AppNotFoundError, AppRunners
+
+__all__ = ["Server", "json_response", "not_found", "runner_for", "server_of", "user_path"]
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    """The parts of one server app."""
+
+    runners: AppRunners
+    registry: InvocationRegistry
+    limits: Limits
+    web: bool
+
+    @property
+    def sessions(self) -> BaseSessionService:
+        return self.runners.session_service
+
+
+def server_of(request: Request) -> Server:
+    return request.app.state.server
+
+
+def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """JSON that tolerates values json cannot encode (state may hold any value)."""
+    body = json.dumps(data, default=str, separators=(",", ":"))
+    return Response(body, status, headers=headers, media_type="application/json")
+
+
+def not_found(what: str) -> HTTPException:
+    return HTTPException(404, f"{what} not found")
+
+
+def user_path(request: Request, user: str) -> None:
+    """404 unless the caller's token (when tokens are on) belongs to ``user``.
+
+    Another user's paths answer 404, like a session that does not exist, so they reveal
+    nothing.
+    """
+    caller = request.scope.get("state", {}).get("user")
+    if caller is not None and caller != user:
+        raise not_found("session")
+
+
+async def runner_for(request: Request, app_name: str) -> Runner:
+    try:
+        return await server_of(request).runners.get(app_name)
+    except AppNotFoundError as exc:
+        raise not_found(f"app {app_name!r}") from exc
+    except AgentLoadError as exc:
+        raise HTTPException(500, f"app {app_name!r} failed to load: {exc}") from exc
