@@ -9,6 +9,7 @@ from collections.abc import Sequence
 __all__ = ["build_parser", "main"]
 
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,7 +68,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs ``adk-rx``; returns the process exit code."""
+    """Runs ``adk-rx``; returns the process exit code (130 after Ctrl-C)."""
+    try:
+        return _dispatch(argv)
+    except KeyboardInterrupt:  # outside a turn (a turn handles its own): just leave
+        return EXIT_INTERRUPTED
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "run":
         from adk_rx.cli.run import run_command

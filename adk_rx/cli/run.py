@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from google.genai import types
+from reactivex import operators as ops
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.artifacts.base import BaseArtifactService
@@ -127,12 +128,16 @@ def _open_session(runner: Runner, user_id: str, session_id: str | None) -> str:
     """The id of the session to use: resumed when it exists, created otherwise."""
     service, app = runner.session_service, runner.app_name
     if session_id is not None:
-        found = service.get_session(
-            app_name=app,
-            user_id=user_id,
-            session_id=session_id,
-            config=GetSessionConfig(num_recent_events=0),
-        ).run()
+        found = (
+            service.get_session(
+                app_name=app,
+                user_id=user_id,
+                session_id=session_id,
+                config=GetSessionConfig(num_recent_events=0),
+            )
+            .pipe(ops.first_or_default(None))
+            .run()
+        )
         if found is not None:
             return session_id
     session = service.create_session(app_name=app, user_id=user_id, session_id=session_id).run()
@@ -225,12 +230,16 @@ class Chat:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the records are short
         try:
             self._wait_idle()
-            session = self.runner.session_service.get_session(
-                app_name=self.runner.app_name,
-                user_id=self.user_id,
-                session_id=self.session_id,
-                config=GetSessionConfig(num_recent_events=20),
-            ).run()
+            session = (
+                self.runner.session_service.get_session(
+                    app_name=self.runner.app_name,
+                    user_id=self.user_id,
+                    session_id=self.session_id,
+                    config=GetSessionConfig(num_recent_events=20),
+                )
+                .pipe(ops.first_or_default(None))
+                .run()
+            )
         finally:
             signal.signal(signal.SIGINT, previous)
         events = list(session.events) if session is not None else []

@@ -1,0 +1,230 @@
+"""``adk-rx run`` through subprocesses (``python -m adk_rx.cli``) in a temporary folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adk_rx import Event, SqlSessionService
+
+REPO = Path(__file__).resolve().parents[2]
+SUPPORT_DESK = REPO / "examples" / "support_desk"
+SLOW_AGENT = Path(__file__).with_name("slow_agent.py")
+_PROVIDER_ENV = (
+    "GOOGLE_API_KEY",
+    "GEMINI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "ADK_RX_MODEL",
+)
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _PROVIDER_ENV}
+    env["ADK_RX_ALLOW_REAL_MODEL_CALLS"] = "0"
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+    return env
+
+
+def adk_rx(cwd: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "adk_rx.cli", *args],
+        cwd=cwd,
+        env=_env(),
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.fixture
+def slowpoke(tmp_path: Path) -> Path:
+    """An agents folder in tmp with the app ``slowpoke`` (see slow_agent.py)."""
+    app = tmp_path / "agents" / "slowpoke"
+    app.mkdir(parents=True)
+    shutil.copy(SLOW_AGENT, app / "agent.py")
+    return app
+
+
+def stored_events(cwd: Path, app: str, user: str, session: str) -> list[Event]:
+    service = SqlSessionService(f"sqlite:///{cwd / '.adk_rx' / 'sessions.db'}")
+    try:
+        found = service.get_session(app_name=app, user_id=user, session_id=session).run()
+        return list(found.events)
+    finally:
+        service.close()
+
+
+def test_one_shot_on_the_support_desk_example_answers_offline_and_exits_0(tmp_path: Path):
+    result = adk_rx(tmp_path, "run", str(SUPPORT_DESK), "-m", "Where is my order 1234?")
+
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "shipping: Order 1234 shipped with DHL" in out
+    assert '→ shipping calls lookup_order(order_id="1234")' in out
+    assert "⇢ transfer to shipping" in out
+    assert "state shipping_answer" in out
+    assert "3 model calls · 2 tool calls" in out
+    assert (tmp_path / ".adk_rx" / "sessions.db").is_file()
+
+
+def test_jsonl_prints_only_event_json_lines(tmp_path: Path):
+    result = adk_rx(
+        tmp_path,
+        "run",
+        str(SUPPORT_DESK),
+        "--jsonl",
+        "--in-memory",
+        "-m",
+        "Where is my order 1234?",
+    )
+
+    assert result.returncode == 0, result.stderr
+    events = [Event.from_json(line) for line in result.stdout.splitlines()]
+    assert [e.author for e in events if not e.partial] == [
+        "support_root",
+        "support_root",
+        "shipping",
+        "shipping",
+        "shipping",
+    ]
+    assert any(e.partial for e in events)  # the answer streamed
+    assert events[-1].is_final_response()
+    assert "arrive on 3 December 2026" in events[-1].text()
+    assert "turn:" in result.stderr
+    assert not (tmp_path / ".adk_rx").exists()  # --in-memory stores nothing
+
+
+def test_replay_flag_serves_a_recording_to_an_agent_with_a_model_name(tmp_path: Path):
+    result = adk_rx(
+        tmp_path,
+        "run",
+        str(SUPPORT_DESK),
+        "--in-memory",
+        "-m",
+        "Where is my order 1234?",
+        "--replay",
+        str(SUPPORT_DESK / "trajectory.jsonl"),
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "arrive on 3 December 2026" in result.stdout
+
+
+def test_model_flag_refuses_an_agent_built_with_a_model_object(slowpoke: Path):
+    result = adk_rx(
+        slowpoke.parent,
+        "run",
+        "slowpoke",
+        "--in-memory",
+        "-m",
+        "hi",
+        "--replay",
+        str(SUPPORT_DESK / "trajectory.jsonl"),
+    )
+
+    assert result.returncode == 2
+    assert "cannot replace the model object of: slowpoke (SlowLlm)" in result.stderr
+
+
+def test_failing_run_exits_1_with_the_error_on_stderr(slowpoke: Path):
+    result = adk_rx(slowpoke.parent, "run", "slowpoke", "--in-memory", "-m", "please fail")
+
+    assert result.returncode == 1
+    assert "the model is down" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_replay_mismatch_fails_with_a_diff(tmp_path: Path):
+    result = adk_rx(tmp_path, "run", str(SUPPORT_DESK), "--in-memory", "-m", "Hello there")
+
+    assert result.returncode == 1
+    assert "no recorded call matches this request" in result.stderr
+    assert "+" in result.stderr and "Hello there" in result.stderr
+
+
+def test_an_agent_that_cannot_be_loaded_exits_2_with_a_clear_message(tmp_path: Path):
+    app = tmp_path / "broken_app"  # the loader's other messages: test_loader.py
+    app.mkdir()
+    (app / "agent.py").write_text("import no_such_dependency\n")
+
+    result = adk_rx(tmp_path, "run", "broken_app", "--in-memory", "-m", "hi")
+
+    assert result.returncode == 2
+    assert "broken_app/agent.py failed" in result.stderr
+    assert "No module named 'no_such_dependency'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_sigint_during_a_stream_cancels_and_leaves_a_valid_session(slowpoke: Path):
+    cwd = slowpoke.parent
+    ids = ["--user-id", "u1", "--session-id", "s1"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "adk_rx.cli", "run", "slowpoke", "--jsonl", *ids, "-m", "go slow"],
+        cwd=cwd,
+        env=_env(),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        first = process.stdout.readline() if process.stdout else ""
+        assert Event.from_json(first).partial  # the stream is running
+        process.send_signal(signal.SIGINT)
+        rest, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+
+    assert process.returncode == 130, err
+    printed = [Event.from_json(line) for line in rest.splitlines()]
+    assert printed[-1].error_code == "CANCELLED"  # the stored record is shown too
+    stored = stored_events(cwd, "slowpoke", "u1", "s1")
+    assert [e.author for e in stored] == ["user", "slowpoke"]
+    assert stored[-1].error_code == "CANCELLED"
+    assert not any(e.partial for e in stored)
+
+    again = adk_rx(cwd, "run", "slowpoke", *ids, "-m", "hello again")
+
+    assert again.returncode == 0, again.stderr
+    assert "slowpoke: echo: hello again" in again.stdout
+    stored = stored_events(cwd, "slowpoke", "u1", "s1")
+    assert [e.text() for e in stored[-2:]] == ["hello again", "echo: hello again"]
+
+
+def test_session_id_resumes_a_stored_session(slowpoke: Path):
+    cwd = slowpoke.parent
+    ids = ["--user-id", "ada", "--session-id", "resume-me"]
+    assert adk_rx(cwd, "run", "slowpoke", *ids, "-m", "one").returncode == 0
+    assert adk_rx(cwd, "run", "slowpoke", *ids, "-m", "two").returncode == 0
+
+    stored = stored_events(cwd, "slowpoke", "ada", "resume-me")
+
+    assert [e.text() for e in stored] == ["one", "echo: one", "two", "echo: two"]
+
+
+def test_interactive_chat_reads_turns_until_eof_and_asks_for_confirmations(tmp_path: Path):
+    script = "Please refund order 1234, it arrived broken.\ny\n"
+    result = subprocess.run(
+        [sys.executable, "-m", "adk_rx.cli", "run", str(SUPPORT_DESK), "--in-memory"],
+        cwd=tmp_path,
+        env=_env(),
+        text=True,
+        capture_output=True,
+        input=script,
+        timeout=60,
+    )
+
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "? billing asks to confirm issue_refund(" in out
+    assert "approve issue_refund? [y/N]" in out
+    assert '← issue_refund: {"status": "refunded"' in out
+    assert "billing: Done: 59.90 EUR for order 1234" in out
