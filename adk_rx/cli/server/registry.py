@@ -220,13 +220,15 @@ class InvocationRegistry:
         return True
 
     def _end(self, log: InvocationLog, status: Any, error: str | None) -> None:
-        if not log.finish(status, error):
-            return
+        # One step under the lock: a client that sees the end finds the session free and
+        # the invocation among the finished ones.
         with self._lock:
             if self._active.get(log.key) is log:
                 del self._active[log.key]
             self._subscriptions.pop(id(log), None)
             self._runners.pop(id(log), None)
+            if not log.finish(status, error):
+                return
             if log.invocation_id is not None:
                 self._finished[log.invocation_id] = log
             self._evict()
