@@ -156,17 +156,31 @@ class Chat:
         self.confirmations: list[types.FunctionCall] = []  # asked for by the last turn
 
     def interactive(self, *, ask: bool) -> int:
-        """Reads messages until EOF or Ctrl-C at the prompt; returns the exit status."""
+        """Reads messages until EOF or Ctrl-C at the prompt; returns the exit status.
+
+        Args:
+            ask: prompt for messages and confirmations (the console). Without it (``--jsonl``)
+                nothing but events is written to stdout, and a line holding a JSON object is
+                sent as a ``types.Content`` (e.g. a FunctionResponse answering a confirmation).
+        """
         prompt = "you> " if ask and sys.stdin.isatty() else ""
+        if prompt:
+            self.renderer.note("Ctrl-C cancels a turn; Ctrl-D or Ctrl-C at the prompt exits.")
         while True:
             try:
-                message: types.Content | str = self._answers() if self.confirmations else ""
+                message: types.Content | str = self._answers() if ask and self.confirmations else ""
                 if not message:
                     message = input(prompt).strip()
             except (EOFError, KeyboardInterrupt):
                 if prompt:
                     print()
                 return EXIT_OK
+            if isinstance(message, str) and not ask and message.startswith("{"):
+                try:
+                    message = types.Content.model_validate_json(message)
+                except ValueError as exc:
+                    self.renderer.failure(f"not a Content JSON object: {exc}")
+                    continue
             if message:
                 self.turn(message)
 

@@ -179,7 +179,9 @@ def test_sigint_during_a_stream_cancels_and_leaves_a_valid_session(slowpoke: Pat
         first = process.stdout.readline() if process.stdout else ""
         assert Event.from_json(first).partial  # the stream is running
         process.send_signal(signal.SIGINT)
-        rest, err = process.communicate(timeout=30)
+        rest = process.stdout.read() if process.stdout else ""  # same reader: keeps read-ahead
+        process.wait(timeout=30)
+        err = process.stderr.read() if process.stderr else ""
     finally:
         process.kill()
 
@@ -228,3 +230,44 @@ def test_interactive_chat_reads_turns_until_eof_and_asks_for_confirmations(tmp_p
     assert "approve issue_refund? [y/N]" in out
     assert '← issue_refund: {"status": "refunded"' in out
     assert "billing: Done: 59.90 EUR for order 1234" in out
+
+
+def _read_until(stream, marker: str) -> str:
+    """Reads stdout a character at a time until ``marker`` shows (streamed text has no newline)."""
+    seen = ""
+    while marker not in seen:
+        char = stream.read(1)
+        assert char, f"stdout ended before {marker!r}: {seen!r}"
+        seen += char
+    return seen
+
+
+def test_interactive_ctrl_c_cancels_the_turn_and_returns_to_the_prompt(slowpoke: Path):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "adk_rx.cli", "run", "slowpoke", "--in-memory"],
+        cwd=slowpoke.parent,
+        env=_env(),
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write("go slow\n")
+        process.stdin.flush()
+        _read_until(process.stdout, "slowpoke: chunk0")
+        process.send_signal(signal.SIGINT)
+        cancelled = _read_until(process.stdout, "CANCELLED")
+        process.stdin.write("hello\n")
+        process.stdin.close()  # EOF at the prompt: exit
+        rest = process.stdout.read()  # the same reader: its read-ahead holds the next lines
+        process.wait(timeout=30)
+        err = process.stderr.read() if process.stderr else ""
+    finally:
+        process.kill()
+
+    assert process.returncode == 0, err
+    out = cancelled + rest
+    assert "✗ slowpoke: CANCELLED invocation cancelled" in out
+    assert out.index("CANCELLED") < out.index("slowpoke: echo: hello")
