@@ -88,7 +88,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     except Exception as exc:
         print(f"adk-rx: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from adk_rx.cli.server import serve  # pyright: ignore[reportMissingImports, reportAttributeAccessIssue]
+    from adk_rx.cli.server import serve
 
     serve(args.agents_dir, args.host, args.port, args.command == "web")
     return 0

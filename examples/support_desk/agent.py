@@ -2,8 +2,9 @@
 
 ``support_root`` sends each question to ``shipping`` (where is my order) or ``billing``
 (charges, refunds). Both look orders up; billing can refund, but only after the user
-approves the call (``require_confirmation``). The tools write state (``last_order_id``,
-``last_refund``) and each specialist keeps its final answer in state (``output_key``).
+approves the call (``require_confirmation``) and saves a receipt as an artifact. The tools
+write state (``last_order_id``, ``last_refund``) and each specialist keeps its final answer in
+state (``output_key``).
 
 The model, in this order:
 
@@ -18,14 +19,24 @@ The model, in this order:
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
 
 import reactivex as rx
+from google.genai import types
 from reactivex import Observable
 
-from adk_rx import BaseLlm, FunctionTool, LlmAgent, LlmRequest, LlmResponse, ToolContext
+from adk_rx import (
+    BaseLlm,
+    ConfigurationError,
+    FunctionTool,
+    LlmAgent,
+    LlmRequest,
+    LlmResponse,
+    ToolContext,
+)
 from adk_rx.models.recording import ReplayLlm
 
 TRAJECTORY = Path(__file__).with_name("trajectory.jsonl")
@@ -85,6 +96,11 @@ def issue_refund(
         "refund_id": f"R-{order_id}-1",
     }
     tool_context.state["last_refund"] = refund
+    receipt = f"Refund {refund['refund_id']}: {amount_eur:.2f} EUR for order {order_id} ({reason})"
+    # The receipt becomes an artifact of the session (none without an artifact service).
+    with contextlib.suppress(ConfigurationError):
+        name = f"receipt-{refund['refund_id']}.txt"
+        tool_context.save_artifact(name, types.Part(text=receipt)).run()
     return {"status": "refunded", **refund}
 
 

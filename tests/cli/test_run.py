@@ -229,6 +229,7 @@ def test_interactive_chat_reads_turns_until_eof_and_asks_for_confirmations(tmp_p
     assert "? billing asks to confirm issue_refund(" in out
     assert "approve issue_refund? [y/N]" in out
     assert '← issue_refund: {"status": "refunded"' in out
+    assert "artifact receipt-R-1234-1.txt (version 0)" in out
     assert "billing: Done: 59.90 EUR for order 1234" in out
 
 
