@@ -68,6 +68,8 @@ def app_name_for(target: str, agent: BaseAgent) -> str:
     path = Path(target)
     if path.is_dir():
         return path.resolve().name
+    if path.name == "agent.py" and path.resolve().parent.name.isidentifier():
+        return path.resolve().parent.name  # loaded as its folder
     return agent.name
 
 

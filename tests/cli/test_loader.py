@@ -47,6 +47,7 @@ def test_a_folder_is_imported_as_a_package_so_agent_py_may_import_relatively(tmp
     assert agent.name == "helped"
     assert app_name_for(str(app), agent) == folder
     assert load_agent(str(app / "agent.py")) is agent  # agent.py means its folder
+    assert app_name_for(str(app / "agent.py"), agent) == folder
 
 
 def test_a_py_file_and_a_module_path_with_an_attribute(tmp_path: Path, monkeypatch):
