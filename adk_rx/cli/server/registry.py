@@ -197,6 +197,11 @@ class InvocationRegistry:
             found = [log for log in self._by_id.values() if log.key == key]
         return sorted(found, key=lambda log: log.created_at)
 
+    def is_running(self, key: _Key) -> bool:
+        """True while the session has a run started by this registry."""
+        with self._lock:
+            return key in self._active
+
     def running(self) -> list[InvocationLog]:
         """Every invocation in progress."""
         with self._lock:

@@ -92,7 +92,7 @@ async def delete_session(request: Request) -> Response:
     sid = request.path_params["sid"]
     await find_session(request, app_name, user, sid)
     server = server_of(request)
-    if any(not log.finished for log in server.registry.of_session((app_name, user, sid))):
+    if server.registry.is_running((app_name, user, sid)):
         raise HTTPException(409, f"session {sid!r} has a run in progress; cancel it first")
     await gather(server.sessions.delete_session(app_name=app_name, user_id=user, session_id=sid))
     return Response(status_code=204)
