@@ -28,6 +28,7 @@ from adk_rx.errors import (
     SessionNotFoundError,
 )
 from adk_rx.events import Event, EventActions
+from adk_rx.flows.sequenced import concat_map_direct
 from adk_rx.run_config import RunConfig
 from adk_rx.rx.schedulers import timer_scheduler
 from adk_rx.sessions.session import Session
@@ -173,6 +174,7 @@ class Invocation:
         self._pending: dict[str, tuple[str, str, str | None]] = {}
         self._last_author: str | None = None
         self._user_stored = False
+        self._events: Observable[Event] | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self, gates: SessionGates) -> abc.DisposableBase:
@@ -200,13 +202,23 @@ class Invocation:
                 timeout, lambda *_: self._stop("TIMEOUT")
             )
         try:
-            body = self._build_body()
+            prepare = self._build_body()
         except Exception as exc:
             self._fail(exc)
             return
-        self._body.disposable = body.subscribe(
-            self._emit, self._fail, self._complete
-        )
+        # Two stages, so that the agent's events reach the subscriber through no operator of
+        # the preparation: first read the session and store the user message (emitting the
+        # Observable of the agent's events), then subscribe to that Observable directly.
+        self._body.disposable = prepare.subscribe(self._ready, self._fail, self._run_events)
+
+    def _ready(self, events: Observable[Event]) -> None:
+        self._events = events
+
+    def _run_events(self) -> None:
+        events = self._events
+        if events is None or self._status != "running":
+            return
+        self._body.disposable = events.subscribe(self._emit, self._fail, self._complete)
 
     def dispose(self) -> None:
         with self._lock:
@@ -277,15 +289,17 @@ class Invocation:
             if code == "TIMEOUT":
                 for event in records:
                     self.observer.on_next(event)
-                self.observer.on_error(InvocationTimeoutError(
-                    f"invocation exceeded RunConfig.timeout={self.run_config.timeout}s "
-                    "and was cancelled"
-                ))
+                self.observer.on_error(
+                    InvocationTimeoutError(
+                        f"invocation exceeded RunConfig.timeout={self.run_config.timeout}s "
+                        "and was cancelled"
+                    )
+                )
 
         self._repair(reason, code, records).subscribe(on_error=done, on_completed=done)
 
     # -- the body -----------------------------------------------------------------------------
-    def _build_body(self) -> Observable[Event]:
+    def _build_body(self) -> Observable[Observable[Event]]:
         runner = self.runner
         service = runner.session_service
         found = service.get_session(
@@ -299,17 +313,19 @@ class Invocation:
                 return service.create_session(
                     app_name=runner.app_name, user_id=self.user_id, session_id=self.session_id
                 )
-            return rx.throw(SessionNotFoundError(
-                f"session {self.session_id!r} not found for app {runner.app_name!r}, user "
-                f"{self.user_id!r}; create it first or pass "
-                "RunConfig(auto_create_session=True)"
-            ))
+            return rx.throw(
+                SessionNotFoundError(
+                    f"session {self.session_id!r} not found for app {runner.app_name!r}, user "
+                    f"{self.user_id!r}; create it first or pass "
+                    "RunConfig(auto_create_session=True)"
+                )
+            )
 
         return found.pipe(
             ops.default_if_empty(None), ops.flat_map(ensure), ops.flat_map(self._in_session)
         )
 
-    def _in_session(self, session: Session) -> Observable[Event]:
+    def _in_session(self, session: Session) -> Observable[Observable[Event]]:
         runner = self.runner
         ctx = InvocationContext(
             session_service=runner.session_service,
@@ -358,7 +374,7 @@ class Invocation:
 
         return message.pipe(
             ops.flat_map(store_user),
-            ops.concat(rx.defer(after_user)),
+            ops.concat(rx.defer(lambda _: rx.just(after_user(None)))),
         )
 
     def _run_or_reply(self, found: list[Any]) -> Observable[Event]:
@@ -366,9 +382,9 @@ class Invocation:
             return self._run_agent()
         content = found[0]
         if not isinstance(content, types.Content):
-            return rx.throw(ConfigurationError(
-                "before_run_callback must return types.Content or None"
-            ))
+            return rx.throw(
+                ConfigurationError("before_run_callback must return types.Content or None")
+            )
         assert self.ctx is not None
         # Persisted like every emitted event (API.md), unlike ADK for Java.
         event = Event(author="model", content=content, invocation_id=self.ctx.invocation_id)
@@ -381,13 +397,14 @@ class Invocation:
         agent = agent_to_run(self.runner.agent, ctx.session)
         plugins = self.runner.plugin_manager
         events = agent.run_async(ctx).pipe(
-            ops.do_action(self._apply),
-            ops.concat_map(self._persist_and_hook),
+            concat_map_direct(self._persist_and_hook, on_arrival=self._apply)
         )
         if plugins.has("after_run_callback"):
-            events = events.pipe(ops.concat(rx.defer(
-                lambda _: plugins.all("after_run_callback", invocation_context=ctx)
-            )))
+            events = events.pipe(
+                ops.concat(
+                    rx.defer(lambda _: plugins.all("after_run_callback", invocation_context=ctx))
+                )
+            )
         return events
 
     def _apply(self, event: Event) -> None:
@@ -405,22 +422,20 @@ class Invocation:
         ).subscribe(done)
         return done
 
-    def _persist_and_hook(self, event: Event) -> Observable[Event]:
-        def run(_: Any) -> Observable[Event]:
-            stored = rx.just(event) if event.partial else self._persist(event)
-            plugins = self.runner.plugin_manager
-            if not plugins.has("on_event_callback"):
-                return stored
-            ctx = self.ctx
+    def _persist_and_hook(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
+        """Called in order, when the previous event is stored and emitted."""
+        plugins = self.runner.plugin_manager
+        if not plugins.has("on_event_callback"):
+            return (event,) if event.partial else self._persist(event)
+        stored = rx.just(event) if event.partial else self._persist(event)
+        ctx = self.ctx
 
-            def hook(e: Event) -> Observable[Event]:
-                return plugins.first("on_event_callback", invocation_context=ctx, event=e).pipe(
-                    ops.default_if_empty(e)
-                )
+        def hook(e: Event) -> Observable[Event]:
+            return plugins.first("on_event_callback", invocation_context=ctx, event=e).pipe(
+                ops.default_if_empty(e)
+            )
 
-            return stored.pipe(ops.flat_map(hook))
-
-        return rx.defer(run)
+        return stored.pipe(ops.flat_map(hook))
 
     def _track(self, event: Event) -> None:
         """Remembers stored function calls that still lack a response."""
@@ -449,13 +464,15 @@ class Invocation:
                 return rx.empty()
             events = _answers(self._pending, ctx.invocation_id, reason)
             if code is not None:
-                events.append(Event(
-                    author=self._last_author or self.runner.agent.name,
-                    invocation_id=ctx.invocation_id,
-                    error_code=code,
-                    error_message=f"invocation {reason}",
-                    turn_complete=True,
-                ))
+                events.append(
+                    Event(
+                        author=self._last_author or self.runner.agent.name,
+                        invocation_id=ctx.invocation_id,
+                        error_code=code,
+                        error_message=f"invocation {reason}",
+                        turn_complete=True,
+                    )
+                )
             if records is not None:
                 records.extend(events)
             service = self.runner.session_service
@@ -474,19 +491,26 @@ class Invocation:
         ctx = self.ctx
         assert ctx is not None
         if service is None:
-            return rx.throw(ConfigurationError(
-                "save_input_blobs_as_artifacts needs an artifact_service on the Runner"
-            ))
+            return rx.throw(
+                ConfigurationError(
+                    "save_input_blobs_as_artifacts needs an artifact_service on the Runner"
+                )
+            )
         parts = list(content.parts or [])
         saves: list[Observable[Any]] = []
         for index, part in enumerate(parts):
             if part.inline_data is None:
                 continue
             name = f"artifact_{ctx.invocation_id}_{index}"
-            saves.append(service.save_artifact(
-                app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id,
-                filename=name, artifact=part,
-            ))
+            saves.append(
+                service.save_artifact(
+                    app_name=ctx.app_name,
+                    user_id=ctx.user_id,
+                    session_id=ctx.session.id,
+                    filename=name,
+                    artifact=part,
+                )
+            )
             parts[index] = types.Part(
                 text=f"Uploaded file: {name}. It has been saved to the artifacts"
             )
@@ -502,11 +526,13 @@ def _answers(
     """One function-response event per (author, branch) for calls left without a response."""
     grouped: dict[tuple[str, str | None], list[types.Part]] = {}
     for call_id, (name, author, branch) in pending.items():
-        grouped.setdefault((author, branch), []).append(types.Part(
-            function_response=types.FunctionResponse(
-                id=call_id, name=name, response={"error": reason}
+        grouped.setdefault((author, branch), []).append(
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=call_id, name=name, response={"error": reason}
+                )
             )
-        ))
+        )
     return [
         Event(
             author=author,

@@ -26,6 +26,7 @@ from adk_rx.events import Event
 from adk_rx.flows.confirmation import resume_confirmations
 from adk_rx.flows.functions import handle_function_calls, new_call_id
 from adk_rx.flows.request import build_request
+from adk_rx.flows.sequenced import concat_map_direct
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.run_config import StreamingMode
@@ -58,7 +59,9 @@ def run_llm_flow(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
         taken = 0
         while True:
             step = _Step()
-            yield rx.defer(lambda _: _one_step(agent, ctx)).pipe(ops.do_action(step.see))
+            # concat_with_iterable resumes this generator only when the previous step has
+            # completed, so the step is built lazily without a defer.
+            yield _one_step(agent, ctx).pipe(ops.do_action(step.see))
             taken += 1
             last = step.last
             if (
@@ -80,10 +83,13 @@ def _one_step(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
     def call(_: Any) -> Observable[Event]:
         if ctx.end_invocation or ctx.cancelled:
             return rx.empty()
-        return build_request(agent, ctx).pipe(ops.flat_map(lambda req: _call_model(agent, ctx, req)))
+        return build_request(agent, ctx).pipe(
+            concat_map_direct(lambda req: _call_model(agent, ctx, req))
+        )
 
-    main = rx.defer(call)
-    return main if processor_events is None else processor_events.pipe(ops.concat(main))
+    if processor_events is None:
+        return call(None)  # already lazy: built when the step starts
+    return processor_events.pipe(ops.concat(rx.defer(call)))
 
 
 def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> Observable[Event]:
@@ -97,7 +103,11 @@ def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) ->
     stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
 
     def call_model() -> Observable[LlmResponse]:
-        responses = rx.defer(lambda _: model.generate_content(request, stream=stream)).pipe(
+        try:  # called when the step runs: no defer needed
+            responses = model.generate_content(request, stream=stream)
+        except Exception as exc:
+            responses = rx.throw(exc)
+        responses = responses.pipe(
             ops.catch(lambda exc, _: _on_model_error(agent, ctx, cc, request, exc))
         )
         has_after = bool(agent.after_model_callback) or (
@@ -125,7 +135,7 @@ def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) ->
     else:
         responses = call_model()
     tools = request.tools_dict
-    return responses.pipe(ops.concat_map(lambda r: _postprocess(agent, ctx, cc, tools, r)))
+    return responses.pipe(concat_map_direct(lambda r: _postprocess(agent, ctx, cc, tools, r)))
 
 
 def _check_response(hook: str) -> Any:
@@ -146,7 +156,10 @@ def _bind(cb: Any, *args: Any) -> Any:
 
 
 def _on_model_error(
-    agent: LlmAgent, ctx: InvocationContext, cc: CallbackContext, request: LlmRequest,
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    cc: CallbackContext,
+    request: LlmRequest,
     exc: Exception,
 ) -> Observable[LlmResponse]:
     if not isinstance(exc, AdkRxError):
@@ -194,8 +207,9 @@ def _with_call_ids(content: types.Content | None) -> types.Content | None:
     if all(p.function_call is None or p.function_call.id for p in content.parts):
         return content
     parts = [
-        p.model_copy(update={"function_call": p.function_call.model_copy(
-            update={"id": new_call_id()})})
+        p.model_copy(
+            update={"function_call": p.function_call.model_copy(update={"id": new_call_id()})}
+        )
         if p.function_call is not None and not p.function_call.id
         else p
         for p in content.parts
@@ -204,8 +218,11 @@ def _with_call_ids(content: types.Content | None) -> types.Content | None:
 
 
 def _model_event(
-    agent: LlmAgent, ctx: InvocationContext, cc: CallbackContext,
-    tools: dict[str, BaseTool], response: LlmResponse,
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    cc: CallbackContext,
+    tools: dict[str, BaseTool],
+    response: LlmResponse,
 ) -> Event | None:
     if (
         response.content is None
@@ -245,17 +262,30 @@ def _model_event(
 
 
 def _postprocess(
-    agent: LlmAgent, ctx: InvocationContext, cc: CallbackContext,
-    tools: dict[str, BaseTool], response: LlmResponse,
-) -> Observable[Event]:
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    cc: CallbackContext,
+    tools: dict[str, BaseTool],
+    response: LlmResponse,
+) -> Observable[Event] | tuple[Event, ...]:
+    """The response's event, then its function calls' events, then a transfer's run.
+
+    A streamed chunk (and any event that neither calls a function nor transfers) needs no
+    further work and is returned as is, so a stream costs no inner Observable per chunk.
+    """
     event = _model_event(agent, ctx, cc, tools, response)
     if event is None:
-        return rx.empty()
-    events = rx.just(event)
+        return ()
+    if event.partial:
+        return (event,)  # a partial function call is never executed
     calls = event.get_function_calls()
-    if calls and not event.partial:
-        events = events.pipe(ops.concat(rx.defer(
-            lambda _: handle_function_calls(agent, ctx, calls, tools))))
+    if not calls and not event.actions.transfer_to_agent:
+        return (event,)
+    events = rx.just(event)
+    if calls:
+        events = events.pipe(
+            ops.concat(rx.defer(lambda _: handle_function_calls(agent, ctx, calls, tools)))
+        )
     return events.pipe(ops.concat_map(lambda e: _maybe_transfer(agent, ctx, e)))
 
 
@@ -267,10 +297,12 @@ def _maybe_transfer(agent: LlmAgent, ctx: InvocationContext, event: Event) -> Ob
     def transfer(_: Any) -> Observable[Event]:
         target = agent.root_agent.find_agent(target_name)
         if target is None:
-            return rx.throw(AgentNotFoundError(
-                f"agent {agent.name!r} asked to transfer to {target_name!r}, which is not in "
-                f"the agent tree rooted at {agent.root_agent.name!r}"
-            ))
+            return rx.throw(
+                AgentNotFoundError(
+                    f"agent {agent.name!r} asked to transfer to {target_name!r}, which is not in "
+                    f"the agent tree rooted at {agent.root_agent.name!r}"
+                )
+            )
         if ctx.cancelled:
             return rx.empty()
         return target.run_async(ctx)

@@ -1,0 +1,210 @@
+"""``concat_map_direct``: ``concat_map`` whose mapper may answer without an inner Observable.
+
+Streaming sends thousands of events through the LLM loop and the Runner, and almost all of
+them need no asynchronous work (a partial chunk is emitted as it is). Stock ``concat_map``
+builds and subscribes an inner Observable per item and queues them in ``merge``; here the
+mapper returns a tuple of items to emit at once, or an Observable when there is real work
+(a tool call, a store append). Order is kept: an item waits while an earlier inner runs.
+
+Marble diagram::
+
+    source:               --a-----b-----------c--|
+    mapper(a) = (a',)     --a'
+    mapper(b) = inner     -------b1---b2|            (c waits for the inner to complete)
+    mapper(c) = (c',)
+    concat_map_direct:    --a'----b1---b2-----c'-|
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from reactivex import Observable, abc
+from reactivex.disposable import CompositeDisposable, SerialDisposable, SingleAssignmentDisposable
+
+__all__ = ["concat_map_direct"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+Mapped = Observable[R] | tuple[R, ...]
+"""What a mapper returns: items to emit now, or an Observable to concatenate."""
+
+
+class _Sink(Generic[T, R]):
+    """The state of one subscription; every method may be called from any thread."""
+
+    __slots__ = (
+        "_busy",
+        "_done",
+        "_inner",
+        "_lock",
+        "_mapper",
+        "_observer",
+        "_on_arrival",
+        "_queue",
+        "_scheduler",
+        "_stopped",
+        "upstream",
+    )
+
+    def __init__(
+        self,
+        observer: abc.ObserverBase[R],
+        mapper: Callable[[T], Mapped[R]],
+        on_arrival: Callable[[T], None] | None,
+        scheduler: abc.SchedulerBase | None,
+    ) -> None:
+        self._observer = observer
+        self._mapper = mapper
+        self._on_arrival = on_arrival
+        self._scheduler = scheduler
+        self._lock = threading.Lock()
+        self._queue: deque[T] = deque()
+        self._busy = False  # an item is being mapped, emitted, or its inner runs
+        self._done = False  # the source completed
+        self._stopped = False  # errored or disposed
+        self._inner = SerialDisposable()
+        self.upstream = SingleAssignmentDisposable()
+
+    def on_next(self, item: T) -> None:
+        if self._on_arrival is not None:
+            self._on_arrival(item)
+        with self._lock:
+            if self._stopped:
+                return
+            if self._busy:
+                self._queue.append(item)
+                return
+            self._busy = True
+        self._drain(item)
+
+    def on_error(self, error: Exception) -> None:
+        self._fail(error)
+
+    def on_completed(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._done = True
+            if self._busy:
+                return
+            self._stopped = True
+        self._observer.on_completed()
+
+    def _drain(self, item: T) -> None:
+        """Maps items in order while each one is finished synchronously; owns ``_busy``."""
+        observer = self._observer
+        while True:
+            try:
+                result = self._mapper(item)
+            except Exception as exc:
+                self._fail(exc)
+                return
+            if isinstance(result, tuple):
+                for value in result:
+                    observer.on_next(value)
+            elif not self._subscribe_inner(result):
+                return  # the inner's completion resumes the drain
+            next_item = self._next_or_idle()
+            if next_item is _IDLE:
+                return
+            item = next_item  # type: ignore[assignment]
+
+    def _subscribe_inner(self, inner: Observable[R]) -> bool:
+        """Subscribes ``inner``; True if it already completed (the drain goes on here)."""
+        state = [False, False]  # [completed, subscribe returned]
+
+        def completed() -> None:
+            with self._lock:
+                state[0] = True
+                resume = state[1]
+            if resume:
+                self._resume()
+
+        subscription = inner.subscribe(
+            self._observer.on_next, self._fail, completed, scheduler=self._scheduler
+        )
+        self._inner.disposable = subscription
+        with self._lock:
+            state[1] = True
+            return state[0]
+
+    def _resume(self) -> None:
+        item = self._next_or_idle()
+        if item is not _IDLE:
+            self._drain(item)  # type: ignore[arg-type]
+
+    def _next_or_idle(self) -> Any:
+        with self._lock:
+            if self._stopped:
+                return _IDLE
+            if self._queue:
+                return self._queue.popleft()
+            self._busy = False
+            if not self._done:
+                return _IDLE
+            self._stopped = True
+        self._observer.on_completed()
+        return _IDLE
+
+    def _fail(self, error: Exception) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            self._queue.clear()
+        self.dispose()
+        self._observer.on_error(error)
+
+    def dispose(self) -> None:
+        with self._lock:
+            self._stopped = True
+            self._queue.clear()
+        self.upstream.dispose()
+        self._inner.dispose()
+
+
+_IDLE = object()
+
+
+def concat_map_direct(
+    mapper: Callable[[T], Mapped[R]], on_arrival: Callable[[T], None] | None = None
+) -> Callable[[Observable[T]], Observable[R]]:
+    """Maps each item to a tuple (emitted at once) or an Observable (concatenated), in order.
+
+    Args:
+        mapper: called for an item when every earlier item is done; returns a tuple of items
+            to emit now or an Observable whose items are emitted before the next item's.
+        on_arrival: called with each item as soon as it arrives, before it waits its turn.
+
+    Returns:
+        The operator.
+    """
+
+    def operator(source: Observable[T]) -> Observable[R]:
+        def subscribe(
+            observer: abc.ObserverBase[R], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            sink: _Sink[T, R] = _Sink(observer, mapper, on_arrival, scheduler)
+            sink.upstream.disposable = source.subscribe(
+                sink.on_next, sink.on_error, sink.on_completed, scheduler=scheduler
+            )
+            return CompositeDisposable(sink.upstream, _Disposer(sink))
+
+        return Observable(subscribe)
+
+    return operator
+
+
+class _Disposer(abc.DisposableBase):
+    __slots__ = ("_sink",)
+
+    def __init__(self, sink: _Sink[Any, Any]) -> None:
+        self._sink = sink
+
+    def dispose(self) -> None:
+        self._sink.dispose()
