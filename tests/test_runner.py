@@ -430,14 +430,22 @@ def test_run_is_a_blocking_iterator_over_the_events() -> None:
 
 
 def test_leaving_run_early_cancels_and_frees_the_session_for_the_next_turn() -> None:
-    llm = ScriptedLlm([call_response("echo_tool", {"message": "a"}), "never", "next turn"])
-    runner = new_runner(LlmAgent(name="agent", model=llm, tools=[echo_tool]))
+    # The first call streams one chunk and then never finishes: only disposal ends it.
+    stalled = rx.concat(rx.just(LlmResponse.text("Hel", partial=True)), rx.never())
+    llm = ScriptedLlm([lambda request: stalled, "next"])
+    runner = new_runner(LlmAgent(name="agent", model=llm))
     create_session(runner)
-    for _event in runner.run(user_id=USER, session_id="s1", new_message=text("go")):
+    sse = RunConfig(streaming_mode=StreamingMode.SSE)
+    for event in runner.run(user_id=USER, session_id="s1", new_message=text("go"), run_config=sse):
+        assert event.partial
         break
-    assert simplify_events(turn(runner, "again"))[-1].startswith("agent: ")
-    codes = [e.error_code for e in stored(runner).events]
-    assert "CANCELLED" in codes
+    assert simplify_events(turn(runner, "again")) == ["agent: next"]
+    assert simplify_events(stored(runner).events) == [
+        "user: go",
+        "agent: [CANCELLED]",
+        "user: again",
+        "agent: next",
+    ]
 
 
 def test_run_events_is_an_async_iterator_over_the_events() -> None:
