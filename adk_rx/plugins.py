@@ -9,6 +9,7 @@ are not called.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -118,6 +119,7 @@ class PluginManager:
     def __init__(self, plugins: Sequence[BasePlugin] | None = None) -> None:
         self._plugins: list[BasePlugin] = []
         self._by_hook: dict[str, list[Callable[..., Any]]] = {hook: [] for hook in HOOKS}
+        self._aliased: set[Callable[..., Any]] = set()  # hooks that name an argument by alias
         for plugin in plugins or ():
             self.register_plugin(plugin)
 
@@ -131,7 +133,10 @@ class PluginManager:
         for hook in HOOKS:
             # Only overridden hooks are called: a no-op hook costs nothing per event.
             if getattr(type(plugin), hook) is not getattr(BasePlugin, hook):
-                self._by_hook[hook].append(getattr(plugin, hook))
+                method = getattr(plugin, hook)
+                self._by_hook[hook].append(method)
+                if _uses_alias(method):
+                    self._aliased.add(method)
 
     def get_plugin(self, name: str) -> BasePlugin | None:
         """The plugin with that name, if any."""
@@ -148,7 +153,8 @@ class PluginManager:
 
     def thunks(self, hook: str, **kwargs: Any) -> list[Callable[[], Any]]:
         """Zero-argument calls of ``hook`` on every plugin that overrides it."""
-        return [_bind(fn, kwargs) for fn in self._by_hook[hook]]
+        return [_bind(fn, _renamed(fn, kwargs)) if fn in self._aliased else _bind(fn, kwargs)
+                for fn in self._by_hook[hook]]
 
     def first(self, hook: str, **kwargs: Any) -> Observable[Any]:
         """Runs ``hook`` plugin by plugin; emits the first non-None result."""
@@ -186,6 +192,36 @@ class PluginManager:
                 first_error = first_error or exc
         if first_error is not None:
             raise first_error
+
+
+# Keyword aliases a plugin hook may use instead of the documented name (ADK for Python calls
+# the after-tool result ``result``; the agent-level table calls it ``tool_response``).
+_ALIASES = {"result": "tool_response", "tool_args": "args"}
+
+
+def _uses_alias(fn: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return any(alias in params for alias in _ALIASES.values())
+
+
+def _renamed(fn: Callable[..., Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return kwargs
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return kwargs
+    renamed = {}
+    for key, value in kwargs.items():
+        alias = _ALIASES.get(key)
+        if key not in params and alias is not None and alias in params:
+            renamed[alias] = value
+        else:
+            renamed[key] = value
+    return renamed
 
 
 def _bind(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Callable[[], Any]:

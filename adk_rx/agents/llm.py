@@ -18,20 +18,11 @@ from adk_rx.events import Event
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.registry import LlmRegistry
 from adk_rx.tools.base import BaseTool
+from adk_rx.tools.function import as_tool
 
 __all__ = ["LlmAgent"]
 
 Instruction = str | Callable[..., Any]
-
-
-def _as_tool(value: Any) -> BaseTool:
-    if isinstance(value, BaseTool):
-        return value
-    if callable(value):
-        from adk_rx.tools.function import FunctionTool
-
-        return FunctionTool(value)
-    raise InvalidAgentError(f"{value!r} is not a tool: pass a BaseTool or a function")
 
 
 class LlmAgent(BaseAgent):
@@ -106,7 +97,7 @@ class LlmAgent(BaseAgent):
             )
         if max_steps is not None and max_steps < 1:
             raise InvalidAgentError(f"max_steps must be >= 1, got {max_steps}")
-        own_tools = tuple(_as_tool(t) for t in tools or ())
+        own_tools = tuple(as_tool(t) for t in tools or ())
         names: set[str] = set()
         for tool in own_tools:
             if tool.name in names:

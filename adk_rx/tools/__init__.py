@@ -3,7 +3,7 @@
 from adk_rx.tools.agent_tool import AgentTool
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.builtins import exit_loop, transfer_to_agent
-from adk_rx.tools.function import FunctionTool
+from adk_rx.tools.function import FunctionTool, ToolArgumentsError, ToolResultError, as_tool
 from adk_rx.tools.load_artifacts import load_artifacts
 from adk_rx.tools.load_memory import load_memory
 from adk_rx.tools.long_running import LongRunningFunctionTool
@@ -13,6 +13,9 @@ __all__ = [
     "BaseTool",
     "FunctionTool",
     "LongRunningFunctionTool",
+    "ToolArgumentsError",
+    "ToolResultError",
+    "as_tool",
     "exit_loop",
     "load_artifacts",
     "load_memory",
