@@ -27,7 +27,7 @@ from adk_rx.errors import (
     InvocationTimeoutError,
     SessionNotFoundError,
 )
-from adk_rx.events import Event, EventActions
+from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.flows.sequenced import concat_map_direct
 from adk_rx.run_config import RunConfig
 from adk_rx.rx.schedulers import timer_scheduler
@@ -174,7 +174,7 @@ class Invocation:
         self._pending: dict[str, tuple[str, str, str | None]] = {}
         self._last_author: str | None = None
         self._user_stored = False
-        self._events: Observable[Event] | None = None
+        self._stage = 0
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self, gates: SessionGates) -> abc.DisposableBase:
@@ -201,24 +201,131 @@ class Invocation:
             self._timer.disposable = timer.schedule_relative(
                 timeout, lambda *_: self._stop("TIMEOUT")
             )
+        runner = self.runner
+        self._step(
+            lambda: runner.session_service.get_session(
+                app_name=runner.app_name, user_id=self.user_id, session_id=self.session_id
+            ),
+            self._found,
+        )
+
+    # -- stages -------------------------------------------------------------------------------
+    # The invocation runs as a chain of stages (read the session, store the user message, run
+    # the agent), each one subscription held in ``_body``. Plain callbacks join them instead
+    # of operators, so the agent's events reach the subscriber through no extra layer.
+    def _step(
+        self,
+        build: Callable[[], Observable[Any]],
+        then: Callable[[Any], None],
+        on_next: Callable[[Any], None] | None = None,
+    ) -> None:
+        """Subscribes ``build()`` as the current stage; ``then(last item or None)`` follows it."""
+        with self._lock:
+            if self._status != "running":
+                return
+            self._stage += 1
+            mine = self._stage
+        last: list[Any] = [None]
+
+        def keep(value: Any) -> None:
+            last[0] = value
+
+        def completed() -> None:
+            if self._status != "running":
+                return
+            try:
+                then(last[0])
+            except Exception as exc:
+                self._fail(exc)
+
         try:
-            prepare = self._build_body()
+            subscription = build().subscribe(on_next or keep, self._fail, completed)
         except Exception as exc:
             self._fail(exc)
             return
-        # Two stages, so that the agent's events reach the subscriber through no operator of
-        # the preparation: first read the session and store the user message (emitting the
-        # Observable of the agent's events), then subscribe to that Observable directly.
-        self._body.disposable = prepare.subscribe(self._ready, self._fail, self._run_events)
+        with self._lock:
+            # A stage that completed during subscribe() already started the next one.
+            if self._stage == mine:
+                self._body.disposable = subscription
 
-    def _ready(self, events: Observable[Event]) -> None:
-        self._events = events
-
-    def _run_events(self) -> None:
-        events = self._events
-        if events is None or self._status != "running":
+    def _found(self, session: Session | None) -> None:
+        if session is not None:
+            self._open(session)
             return
-        self._body.disposable = events.subscribe(self._emit, self._fail, self._complete)
+        runner = self.runner
+        if not self.run_config.auto_create_session:
+            raise SessionNotFoundError(
+                f"session {self.session_id!r} not found for app {runner.app_name!r}, user "
+                f"{self.user_id!r}; create it first or pass RunConfig(auto_create_session=True)"
+            )
+        self._step(
+            lambda: runner.session_service.create_session(
+                app_name=runner.app_name, user_id=self.user_id, session_id=self.session_id
+            ),
+            self._open,
+        )
+
+    def _open(self, session: Session) -> None:
+        runner = self.runner
+        ctx = InvocationContext(
+            session_service=runner.session_service,
+            session=session,
+            agent=runner.agent,
+            user_content=self.message,
+            run_config=self.run_config,
+            artifact_service=runner.artifact_service,
+            memory_service=runner.memory_service,
+            plugin_manager=runner.plugin_manager,
+            io_scheduler=runner.io_scheduler,
+            # Never None: time operators default to a scheduler that starts a thread per timer.
+            timer_scheduler=runner.timer_scheduler or timer_scheduler(),
+        )
+        self.ctx = ctx
+        plugins = runner.plugin_manager
+        if self.state_delta:
+            session.state.update(self.state_delta)
+        has_hook = plugins.has("on_user_message_callback")
+        if not has_hook and not self.run_config.save_input_blobs_as_artifacts:
+            self._store_user(self.message)
+            return
+        message = rx.just(self.message)
+        if has_hook:
+            message = plugins.first(
+                "on_user_message_callback", invocation_context=ctx, user_message=self.message
+            ).pipe(ops.default_if_empty(self.message))
+        if self.run_config.save_input_blobs_as_artifacts:
+            message = message.pipe(ops.flat_map(self._save_blobs))
+        self._step(lambda: message, self._store_user)
+
+    def _store_user(self, content: types.Content) -> None:
+        ctx = self.ctx
+        assert ctx is not None
+        ctx.user_content = content
+        event = Event(
+            author="user",
+            content=content,
+            invocation_id=ctx.invocation_id,
+            actions=EventActions(state_delta=dict(self.state_delta))
+            if self.state_delta
+            else EMPTY_ACTIONS,
+        )
+        ctx.session.mark_applied(event)
+        self._step(lambda: self._persist(event), self._after_user)
+
+    def _after_user(self, _: Any) -> None:
+        self._user_stored = True
+        ctx = self.ctx
+        plugins = self.runner.plugin_manager
+        if plugins.has("before_run_callback"):
+            replies = plugins.first("before_run_callback", invocation_context=ctx).pipe(
+                ops.to_list(), ops.flat_map(self._run_or_reply)
+            )
+            self._step(lambda: replies, self._completed, self._emit)
+            return
+        self._step(self._run_agent, self._completed, self._emit)
+
+    def _completed(self, _: Any) -> None:
+        self._complete()
 
     def dispose(self) -> None:
         with self._lock:
@@ -299,84 +406,6 @@ class Invocation:
         self._repair(reason, code, records).subscribe(on_error=done, on_completed=done)
 
     # -- the body -----------------------------------------------------------------------------
-    def _build_body(self) -> Observable[Observable[Event]]:
-        runner = self.runner
-        service = runner.session_service
-        found = service.get_session(
-            app_name=runner.app_name, user_id=self.user_id, session_id=self.session_id
-        )
-
-        def ensure(session: Session | None) -> Observable[Session]:
-            if session is not None:
-                return rx.just(session)
-            if self.run_config.auto_create_session:
-                return service.create_session(
-                    app_name=runner.app_name, user_id=self.user_id, session_id=self.session_id
-                )
-            return rx.throw(
-                SessionNotFoundError(
-                    f"session {self.session_id!r} not found for app {runner.app_name!r}, user "
-                    f"{self.user_id!r}; create it first or pass "
-                    "RunConfig(auto_create_session=True)"
-                )
-            )
-
-        return found.pipe(
-            ops.default_if_empty(None), ops.flat_map(ensure), ops.flat_map(self._in_session)
-        )
-
-    def _in_session(self, session: Session) -> Observable[Observable[Event]]:
-        runner = self.runner
-        ctx = InvocationContext(
-            session_service=runner.session_service,
-            session=session,
-            agent=runner.agent,
-            user_content=self.message,
-            run_config=self.run_config,
-            artifact_service=runner.artifact_service,
-            memory_service=runner.memory_service,
-            plugin_manager=runner.plugin_manager,
-            io_scheduler=runner.io_scheduler,
-            # Never None: time operators default to a scheduler that starts a thread per timer.
-            timer_scheduler=runner.timer_scheduler or timer_scheduler(),
-        )
-        self.ctx = ctx
-        plugins = runner.plugin_manager
-        if self.state_delta:
-            session.state.update(self.state_delta)
-        message = rx.just(self.message)
-        if plugins.has("on_user_message_callback"):
-            message = plugins.first(
-                "on_user_message_callback", invocation_context=ctx, user_message=self.message
-            ).pipe(ops.default_if_empty(self.message))
-        if self.run_config.save_input_blobs_as_artifacts:
-            message = message.pipe(ops.flat_map(self._save_blobs))
-
-        def store_user(content: types.Content) -> Observable[Any]:
-            ctx.user_content = content
-            actions = EventActions(state_delta=dict(self.state_delta)) if self.state_delta else None
-            event = Event(
-                author="user",
-                content=content,
-                invocation_id=ctx.invocation_id,
-                **({"actions": actions} if actions is not None else {}),
-            )
-            session.mark_applied(event)
-            return self._persist(event).pipe(ops.ignore_elements())
-
-        def after_user(_: Any) -> Observable[Event]:
-            self._user_stored = True
-            if plugins.has("before_run_callback"):
-                return plugins.first("before_run_callback", invocation_context=ctx).pipe(
-                    ops.to_list(), ops.flat_map(lambda found: self._run_or_reply(found))
-                )
-            return self._run_agent()
-
-        return message.pipe(
-            ops.flat_map(store_user),
-            ops.concat(rx.defer(lambda _: rx.just(after_user(None)))),
-        )
-
     def _run_or_reply(self, found: list[Any]) -> Observable[Event]:
         if not found:
             return self._run_agent()
@@ -417,9 +446,14 @@ class Invocation:
         assert self.ctx is not None
         done: AsyncSubject[Event] = AsyncSubject()
         self._inflight = done
-        self.runner.session_service.append_event(self.ctx.session, event).pipe(
-            ops.do_action(self._track)
-        ).subscribe(done)
+
+        def stored(value: Event) -> None:
+            self._track(value)
+            done.on_next(value)
+
+        self.runner.session_service.append_event(self.ctx.session, event).subscribe(
+            stored, done.on_error, done.on_completed
+        )
         return done
 
     def _persist_and_hook(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
