@@ -11,13 +11,14 @@ previous one completed, so it sees every event of the previous step applied to t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
 from google.genai import types
-from reactivex import Observable
+from reactivex import Observable, abc
 from reactivex import operators as ops
+from reactivex.disposable import SerialDisposable
 
 from adk_rx.callbacks import first_result
 from adk_rx.context import CallbackContext, InvocationContext, ToolContext
@@ -38,43 +39,111 @@ if TYPE_CHECKING:
 __all__ = ["run_llm_flow"]
 
 
-class _Step:
-    """What the loop needs to know about the step that just ran."""
-
-    __slots__ = ("count", "last")
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.last: Event | None = None
-
-    def see(self, event: Event) -> None:
-        self.count += 1
-        self.last = event
-
-
 def run_llm_flow(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
     """The agent's steps until a final response, ``end_of_agent`` or ``max_steps``."""
 
-    def steps() -> Iterator[Observable[Event]]:
-        taken = 0
-        while True:
-            step = _Step()
-            # concat_with_iterable resumes this generator only when the previous step has
-            # completed, so the step is built lazily without a defer.
-            yield _one_step(agent, ctx).pipe(ops.do_action(step.see))
-            taken += 1
-            last = step.last
-            if (
-                last is None
-                or last.is_final_response()
-                or last.actions.end_of_agent
-                or ctx.end_invocation
-                or ctx.cancelled
-                or (agent.max_steps is not None and taken >= agent.max_steps)
-            ):
+    def subscribe(
+        observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        return _Steps(agent, ctx, observer, scheduler).start()
+
+    return Observable(subscribe)
+
+
+class _Steps:
+    """One subscription of the loop: subscribes step after step, each after the last ended.
+
+    Written out instead of ``concat_with_iterable`` + ``do_action`` so that a streamed chunk
+    crosses one layer here, not three. A step that completes synchronously inside its own
+    subscribe() lets the loop below go on, so long runs do not grow the stack.
+    """
+
+    __slots__ = (
+        "agent",
+        "ctx",
+        "current",
+        "last",
+        "lock",
+        "observer",
+        "resume",
+        "scheduler",
+        "taken",
+    )
+
+    def __init__(
+        self,
+        agent: LlmAgent,
+        ctx: InvocationContext,
+        observer: abc.ObserverBase[Event],
+        scheduler: abc.SchedulerBase | None,
+    ) -> None:
+        self.agent = agent
+        self.ctx = ctx
+        self.observer = observer
+        self.scheduler = scheduler
+        self.lock = threading.Lock()
+        self.current = SerialDisposable()
+        self.taken = 0
+        self.last: Event | None = None
+        self.resume = False  # set by a step that completed after its subscribe() returned
+
+    def start(self) -> abc.DisposableBase:
+        self._run()
+        return self.current
+
+    def on_next(self, event: Event) -> None:
+        self.last = event
+        self.observer.on_next(event)
+
+    def _run(self) -> None:
+        while not self.current.is_disposed:
+            self.last = None
+            try:
+                step = _one_step(self.agent, self.ctx)
+            except Exception as exc:
+                self.observer.on_error(exc)
+                return
+            state = [False, False]  # [completed, subscribe() returned]
+
+            def completed(state: list[bool] = state) -> None:
+                with self.lock:
+                    state[0] = True
+                    later = state[1]
+                if later:
+                    self._next()
+
+            self.current.disposable = step.subscribe(
+                self.on_next, self.observer.on_error, completed, scheduler=self.scheduler
+            )
+            with self.lock:
+                state[1] = True
+                if not state[0]:
+                    return  # the step goes on asynchronously; its completion calls _next
+            if self._finished():
                 return
 
-    return rx.defer(lambda _: rx.concat_with_iterable(steps()))
+    def _next(self) -> None:
+        if not self._finished():
+            self._run()
+
+    def _finished(self) -> bool:
+        """Decides after a step; completes the loop when it is over."""
+        self.taken += 1
+        last = self.last
+        ctx = self.ctx
+        max_steps = self.agent.max_steps
+        if (
+            last is None
+            or last.is_final_response()
+            or last.actions.end_of_agent
+            or ctx.end_invocation
+            or ctx.cancelled
+            or (max_steps is not None and self.taken >= max_steps)
+        ):
+            if not self.current.is_disposed:
+                self.observer.on_completed()
+            return True
+        return False
 
 
 def _one_step(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
@@ -151,7 +220,7 @@ def _bind(cb: Any, *args: Any) -> Any:
     def call() -> Any:
         return cb(*args)
 
-    call.__adk_callback__ = cb
+    call.__adk_callback__ = cb  # type: ignore[attr-defined]
     return call
 
 
@@ -217,6 +286,13 @@ def _with_call_ids(content: types.Content | None) -> types.Content | None:
     return content.model_copy(update={"parts": parts})
 
 
+def _has_calls(parts: list[types.Part]) -> bool:
+    for part in parts:  # noqa: SIM110 (a plain loop: this runs once per streamed chunk)
+        if part.function_call is not None:
+            return True
+    return False
+
+
 def _model_event(
     agent: LlmAgent,
     ctx: InvocationContext,
@@ -231,9 +307,11 @@ def _model_event(
         and not response.turn_complete
     ):
         return None
-    content = _with_call_ids(response.content)
+    content = response.content
     long_running: frozenset[str] | None = None
-    if content is not None and content.parts:
+    if content is not None and content.parts and _has_calls(content.parts):
+        content = _with_call_ids(content)
+        assert content is not None and content.parts is not None
         ids = {
             p.function_call.id
             for p in content.parts
