@@ -58,6 +58,7 @@ def _runner(script: list[Any]) -> InMemoryRunner:
 def sse_events_per_second() -> float:
     """One invocation streaming CHUNKS chunks; events received per second of the run."""
     runner = _runner([_stream(CHUNKS)])
+    message = types.Content(role="user", parts=[types.Part(text="go")])
     runner.session_service.create_session(app_name="bench", user_id="u", session_id="s").run()
     received = 0
 
@@ -67,7 +68,9 @@ def sse_events_per_second() -> float:
 
     gc.collect()
     start = time.perf_counter()
-    runner.run_async(user_id="u", session_id="s", new_message="go", run_config=SSE).subscribe(count)
+    runner.run_async(user_id="u", session_id="s", new_message=message, run_config=SSE).subscribe(
+        count
+    )
     elapsed = time.perf_counter() - start
     assert received == CHUNKS + 1, received
     return received / elapsed
@@ -76,10 +79,13 @@ def sse_events_per_second() -> float:
 def concurrent_seconds() -> float:
     """CONCURRENT invocations on one loop, each model call awaiting MODEL_WAIT seconds."""
 
+    done = LlmResponse.text("done")
+    message = types.Content(role="user", parts=[types.Part(text="hi")])
+
     def slow_reply(_: LlmRequest) -> Observable[LlmResponse]:
         async def reply() -> LlmResponse:
             await asyncio.sleep(MODEL_WAIT)
-            return LlmResponse.text("done")
+            return done
 
         return from_async(reply)
 
@@ -91,7 +97,12 @@ def concurrent_seconds() -> float:
 
     async def one(i: int) -> int:
         return sum(
-            [1 async for _ in runner.run_events(user_id="u", session_id=f"s{i}", new_message="hi")]
+            [
+                1
+                async for _ in runner.run_events(
+                    user_id="u", session_id=f"s{i}", new_message=message
+                )
+            ]
         )
 
     async def all_of_them() -> float:
