@@ -273,17 +273,27 @@ class CallbackContext(ReadonlyContext):
         def record(version: int) -> None:
             self.actions.artifact_delta[filename] = version
 
-        return self._artifacts().save_artifact(
-            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id,
-            filename=filename, artifact=artifact,
-        ).pipe(ops.do_action(record))
+        return (
+            self._artifacts()
+            .save_artifact(
+                app_name=ctx.app_name,
+                user_id=ctx.user_id,
+                session_id=ctx.session.id,
+                filename=filename,
+                artifact=artifact,
+            )
+            .pipe(ops.do_action(record))
+        )
 
     def load_artifact(self, filename: str, version: int | None = None) -> Observable[types.Part]:
         """Emits the artifact (latest version when None), or completes empty."""
         ctx = self._ctx
         return self._artifacts().load_artifact(
-            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id,
-            filename=filename, version=version,
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=ctx.session.id,
+            filename=filename,
+            version=version,
         )
 
     def list_artifacts(self) -> Observable[list[str]]:

@@ -29,7 +29,6 @@ from adk_rx.errors import ConfigurationError
 __all__ = ["Event", "EventActions", "ToolConfirmation", "new_event_id"]
 
 
-
 class _EmptyMapping(Mapping[str, Any]):
     """A shared, hashable, read-only empty mapping: the default of every action map."""
 

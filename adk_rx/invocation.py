@@ -19,7 +19,6 @@ from reactivex import operators as ops
 from reactivex.disposable import Disposable, SerialDisposable
 from reactivex.subject import AsyncSubject
 
-from adk_rx.agents.base import BaseAgent
 from adk_rx.context import InvocationContext
 from adk_rx.errors import (
     AdkRxError,
@@ -29,115 +28,17 @@ from adk_rx.errors import (
 )
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.flows.sequenced import concat_map_direct
+from adk_rx.routing import agent_to_run
 from adk_rx.run_config import RunConfig
 from adk_rx.rx.schedulers import timer_scheduler
+from adk_rx.session_gates import Gate, SessionGates, SessionKey
+from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 
 if TYPE_CHECKING:
     from adk_rx.runner import Runner
 
-__all__ = ["Invocation", "SessionGates", "agent_to_run"]
-
-_Key = tuple[str, str, str]
-
-
-class _Gate:
-    """Opens once; callbacks run exactly once, on the thread that opens it (or at once)."""
-
-    __slots__ = ("_lock", "_opened", "_waiters")
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._opened = False
-        self._waiters: list[Callable[[], None]] = []
-
-    def when_open(self, fn: Callable[[], None]) -> Callable[[], None]:
-        with self._lock:
-            if not self._opened:
-                self._waiters.append(fn)
-
-                def cancel() -> None:
-                    with self._lock:
-                        if fn in self._waiters:
-                            self._waiters.remove(fn)
-
-                return cancel
-        fn()
-        return lambda: None
-
-    def open(self) -> None:
-        with self._lock:
-            if self._opened:
-                return
-            self._opened = True
-            waiters, self._waiters = self._waiters, []
-        for fn in waiters:
-            fn()
-
-
-class SessionGates:
-    """Serialises runs on one session within a process: each waits for the one before."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._tails: dict[_Key, _Gate] = {}
-
-    def enter(self, key: _Key) -> tuple[_Gate | None, _Gate]:
-        mine = _Gate()
-        with self._lock:
-            previous = self._tails.get(key)
-            self._tails[key] = mine
-        return previous, mine
-
-    def leave(self, key: _Key, gate: _Gate) -> None:
-        with self._lock:
-            if self._tails.get(key) is gate:
-                del self._tails[key]
-        gate.open()
-
-    def busy(self, key: _Key) -> bool:
-        """True while a run on that session is queued or running."""
-        with self._lock:
-            return key in self._tails
-
-
-def _transferable(agent: BaseAgent) -> bool:
-    from adk_rx.agents.llm import LlmAgent
-
-    # Every agent from ``agent`` up to and including the root must be an LlmAgent, so a
-    # workflow root (Sequential, Loop, Parallel) always takes the next turn itself.
-    node: BaseAgent | None = agent
-    while node is not None:
-        if not isinstance(node, LlmAgent) or node.disallow_transfer_to_parent:
-            return False
-        node = node.parent_agent
-    return True
-
-
-def agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
-    """The agent that takes the next turn.
-
-    A user function response goes to the agent that made the call; otherwise the most
-    recent agent that may take over (every step up to the root an LlmAgent allowed to
-    transfer to its parent); otherwise the root.
-    """
-    events = session.events
-    if events:
-        responses = events[-1].get_function_responses()
-        if events[-1].author == "user" and responses:
-            ids = {r.id for r in responses}
-            for event in reversed(events[:-1]):
-                if ids & {c.id for c in event.get_function_calls()}:
-                    return root.find_agent(event.author) or root
-    for event in reversed(events):
-        if event.author == "user":
-            continue
-        if event.author == root.name:
-            return root
-        agent = root.find_sub_agent(event.author)
-        if agent is not None and _transferable(agent):
-            return agent
-    return root
+__all__ = ["Invocation"]
 
 
 class Invocation:
@@ -161,20 +62,21 @@ class Invocation:
         self.message = message
         self.run_config = run_config
         self.state_delta = state_delta
-        self.key: _Key = (runner.app_name, user_id, session_id)
+        self.key: SessionKey = (runner.app_name, user_id, session_id)
         self._lock = threading.Lock()
         self._status = "waiting"  # waiting -> running -> stopping -> done
         self._body = SerialDisposable()
         self._timer = SerialDisposable()
         self._cancel_wait: Callable[[], None] = lambda: None
         self._gates: Any = None
-        self._gate: _Gate | None = None
+        self._gate: Gate | None = None
         self.ctx: InvocationContext | None = None
         self._inflight: Observable[Any] = rx.empty()
         self._pending: dict[str, tuple[str, str, str | None]] = {}
         self._last_author: str | None = None
         self._user_stored = False
         self._stage = 0
+        self._turn_lock: abc.DisposableBase | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self, gates: SessionGates) -> abc.DisposableBase:
@@ -188,6 +90,9 @@ class Invocation:
 
     def _release(self) -> None:
         assert self._gate is not None
+        turn_lock, self._turn_lock = self._turn_lock, None
+        if turn_lock is not None:
+            turn_lock.dispose()
         self._gates.leave(self.key, self._gate)
 
     def _begin(self) -> None:
@@ -201,6 +106,21 @@ class Invocation:
             self._timer.disposable = timer.schedule_relative(
                 timeout, lambda *_: self._stop("TIMEOUT")
             )
+        service = self.runner.session_service
+        if type(service).lock_session is BaseSessionService.lock_session:
+            self._read_session(None)  # nothing is shared beyond this process: no turn lock
+            return
+        self._step(
+            lambda: service.lock_session(
+                app_name=self.runner.app_name, user_id=self.user_id, session_id=self.session_id
+            ),
+            self._read_session,
+        )
+
+    def _read_session(self, turn_lock: abc.DisposableBase | None) -> None:
+        # The store's turn lock (held until _release) keeps other processes' runs on this
+        # session from interleaving with this one; the session is read only once it is held.
+        self._turn_lock = turn_lock
         runner = self.runner
         self._step(
             lambda: runner.session_service.get_session(

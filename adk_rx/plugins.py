@@ -93,13 +93,21 @@ class BasePlugin:
         """Before a tool runs (``tool_args`` may be edited); a returned dict is the result."""
 
     def after_tool_callback(
-        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext,
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
         result: dict[str, Any],
     ) -> Any:
         """After a tool ran; a returned dict replaces its result."""
 
     def on_tool_error_callback(
-        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext,
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
         error: Exception,
     ) -> Any:
         """When a tool fails; a returned dict becomes its result."""
@@ -108,9 +116,7 @@ class BasePlugin:
         """Releases what the plugin holds."""
 
 
-HOOKS = tuple(
-    name for name in vars(BasePlugin) if name.endswith("_callback")
-)
+HOOKS = tuple(name for name in vars(BasePlugin) if name.endswith("_callback"))
 
 
 class PluginManager:
@@ -153,8 +159,10 @@ class PluginManager:
 
     def thunks(self, hook: str, **kwargs: Any) -> list[Callable[[], Any]]:
         """Zero-argument calls of ``hook`` on every plugin that overrides it."""
-        return [_bind(fn, _renamed(fn, kwargs)) if fn in self._aliased else _bind(fn, kwargs)
-                for fn in self._by_hook[hook]]
+        return [
+            _bind(fn, _renamed(fn, kwargs)) if fn in self._aliased else _bind(fn, kwargs)
+            for fn in self._by_hook[hook]
+        ]
 
     def first(self, hook: str, **kwargs: Any) -> Observable[Any]:
         """Runs ``hook`` plugin by plugin; emits the first non-None result."""

@@ -23,15 +23,17 @@ from typing import Any
 from google.genai import types
 from reactivex import Observable, abc
 from reactivex.abc import SchedulerBase
+from reactivex.disposable import Disposable
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
-from adk_rx.invocation import Invocation, SessionGates
+from adk_rx.invocation import Invocation
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.plugins import BasePlugin, PluginManager
 from adk_rx.run_config import RunConfig
+from adk_rx.session_gates import SessionGates
 from adk_rx.sessions.base import BaseSessionService
 
 __all__ = ["InMemoryRunner", "Runner"]
@@ -128,8 +130,13 @@ class Runner:
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             invocation = Invocation(
-                self, observer, user_id=user_id, session_id=session_id, message=message,
-                run_config=config, state_delta=delta,
+                self,
+                observer,
+                user_id=user_id,
+                session_id=session_id,
+                message=message,
+                run_config=config,
+                state_delta=delta,
             )
             return invocation.start(self._gates)
 
@@ -148,13 +155,18 @@ class Runner:
         """Runs one invocation as a blocking iterator (bounded; leaving early cancels)."""
         from adk_rx.rx.bridges import to_iterable
 
-        return iter(to_iterable(
-            self.run_async(
-                user_id=user_id, session_id=session_id, new_message=new_message,
-                run_config=run_config, state_delta=state_delta,
-            ),
-            max_buffer,
-        ))
+        return iter(
+            to_iterable(
+                self.run_async(
+                    user_id=user_id,
+                    session_id=session_id,
+                    new_message=new_message,
+                    run_config=run_config,
+                    state_delta=state_delta,
+                ),
+                max_buffer,
+            )
+        )
 
     def run_events(
         self,
@@ -171,11 +183,30 @@ class Runner:
 
         return to_async_iterable(
             self.run_async(
-                user_id=user_id, session_id=session_id, new_message=new_message,
-                run_config=run_config, state_delta=state_delta,
+                user_id=user_id,
+                session_id=session_id,
+                new_message=new_message,
+                run_config=run_config,
+                state_delta=state_delta,
             ),
             max_buffer,
         ).__aiter__()
+
+    def is_busy(self, *, user_id: str, session_id: str) -> bool:
+        """True while a run of this Runner on the session is queued, running or cancelling."""
+        return self._gates.busy((self.app_name, user_id, session_id))
+
+    def when_idle(self, *, user_id: str, session_id: str) -> Observable[None]:
+        """A Completable that completes once every run of this Runner on the session so far
+        has finished, including the records a cancelled run writes after its disposal."""
+
+        def subscribe(
+            observer: abc.ObserverBase[None], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            self._gates.when_idle((self.app_name, user_id, session_id), observer.on_completed)
+            return Disposable()
+
+        return Observable(subscribe)
 
     def close(self) -> None:
         """Closes the plugins."""
@@ -211,4 +242,3 @@ class InMemoryRunner(Runner):
             plugins=plugins,
             **kwargs,
         )
-

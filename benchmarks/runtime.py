@@ -111,20 +111,31 @@ def main() -> None:
     mem = statistics.median(memory_per_session() for _ in range(3))
     mem_shared = statistics.median(memory_per_session(shared_payload=True) for _ in range(3))
     rows = [
-        ("simple turn, fresh session", f"{simple:,.0f} us", "google-adk 2.13: 2,750 us", "<= 100 us"),
+        (
+            "simple turn, fresh session",
+            f"{simple:,.0f} us",
+            "google-adk 2.13: 2,750 us",
+            "<= 100 us",
+        ),
         ("turns 1-20 on one session", f"{early:,.0f} us", "", ""),
         ("turns 181-200 on one session", f"{late:,.0f} us", "google-adk: 8x turn 1-20", ""),
         ("growth 181-200 / 1-20", f"{late / early:.2f}x", "google-adk 2.13: 8x", "<= 1.5x"),
-        ("memory per one-turn session", f"{mem / 1024:.2f} KiB", "google-adk 2.13: 11.5 KiB",
-         "<= 3 KiB"),
+        (
+            "memory per one-turn session",
+            f"{mem / 1024:.2f} KiB",
+            "google-adk 2.13: 11.5 KiB",
+            "<= 3 KiB",
+        ),
         ("  same, payload objects shared", f"{mem_shared / 1024:.2f} KiB", "", ""),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'median':>12}  {'reference':<26}  aim")
     for name, value, ref, aim in rows:
         print(f"{name:<{width}}  {value:>12}  {ref:<26}  {aim}")
-    print(f"(medians of {RUNS} runs; memory: median of 3; google-adk ratio for a simple turn: "
-          f"{2750 / simple:.0f}x less time)")
+    print(
+        f"(medians of {RUNS} runs; memory: median of 3; google-adk ratio for a simple turn: "
+        f"{2750 / simple:.0f}x less time)"
+    )
 
 
 if __name__ == "__main__":

@@ -25,13 +25,13 @@ def get_weather(city: str) -> dict[str, str]:
 
 
 def main() -> None:
-    call = types.Part(
-        function_call=types.FunctionCall(name="get_weather", args={"city": "Paris"})
+    call = types.Part(function_call=types.FunctionCall(name="get_weather", args={"city": "Paris"}))
+    model = ScriptedLlm(
+        [
+            LlmResponse(content=types.Content(role="model", parts=[call])),
+            "It is sunny in Paris, 21 degrees.",
+        ]
     )
-    model = ScriptedLlm([
-        LlmResponse(content=types.Content(role="model", parts=[call])),
-        "It is sunny in Paris, 21 degrees.",
-    ])
     agent = LlmAgent(
         name="weather_agent",
         model=model,
@@ -45,8 +45,9 @@ def main() -> None:
     ).run()
 
     print("events:")
-    for event in runner.run(user_id="ada", session_id=session.id,
-                            new_message="What's the weather in Paris?"):
+    for event in runner.run(
+        user_id="ada", session_id=session.id, new_message="What's the weather in Paris?"
+    ):
         print("  ", simplify_events([event])[0])
 
     stored = runner.session_service.get_session(

@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from google.genai import types
 from reactivex import Observable
 
-__all__ = ["BaseArtifactService", "USER_PREFIX"]
+__all__ = ["USER_PREFIX", "BaseArtifactService"]
 
 USER_PREFIX = "user:"
 """A file name starting with this prefix is shared by all sessions of the user."""
@@ -21,14 +21,24 @@ class BaseArtifactService(ABC):
 
     @abstractmethod
     def save_artifact(
-        self, *, app_name: str, user_id: str, session_id: str, filename: str,
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        filename: str,
         artifact: types.Part,
     ) -> Observable[int]:
         """Saves a new version and emits its number."""
 
     @abstractmethod
     def load_artifact(
-        self, *, app_name: str, user_id: str, session_id: str, filename: str,
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        filename: str,
         version: int | None = None,
     ) -> Observable[types.Part]:
         """Emits the given version (latest when None), or completes empty."""

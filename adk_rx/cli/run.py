@@ -21,11 +21,10 @@ import getpass
 import logging
 import signal
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+import reactivex as rx
 from google.genai import types
 from reactivex import operators as ops
 
@@ -264,13 +263,10 @@ class Chat:
         self.renderer.turn_end(self.stats.summary())
 
     def _wait_idle(self) -> None:
-        # The Runner stores the records after disposal, on its own threads; its per-session
-        # gate opens when they are stored. Runner has no public wait for that yet.
-        gates: Any = self.runner._gates  # pyright: ignore[reportPrivateUsage]
-        key = (self.runner.app_name, self.user_id, self.session_id)
-        deadline = time.monotonic() + _REPAIR_WAIT
-        while gates.busy(key) and time.monotonic() < deadline:
-            time.sleep(0.005)
+        # The Runner stores the cancellation records after disposal, on its own threads.
+        self.runner.when_idle(user_id=self.user_id, session_id=self.session_id).pipe(
+            ops.timeout(_REPAIR_WAIT, rx.empty()), ops.to_list()
+        ).run()
 
 
 def _close(events: Iterator[Event]) -> None:

@@ -78,8 +78,9 @@ def _for_context(event: Event) -> types.Content:
             call = part.function_call
             args = json.dumps(call.args or {}, default=str)
             parts.append(
-                types.Part(text=f"[{event.author}] called tool `{call.name}` with parameters: "
-                                f"{args}")
+                types.Part(
+                    text=f"[{event.author}] called tool `{call.name}` with parameters: {args}"
+                )
             )
         elif part.function_response:
             resp = part.function_response
@@ -188,8 +189,10 @@ def _pull_latest_response(
         return None
     last_event, last_content = pairs[-1]
     responses = last_event.get_function_responses()
-    if not responses or last_content is not last_event.content or _answers_previous(
-        pairs[:-1], last_event
+    if (
+        not responses
+        or last_content is not last_event.content
+        or _answers_previous(pairs[:-1], last_event)
     ):
         return None
     ids = {r.id for r in responses}

@@ -89,7 +89,9 @@ def _finish(
     return _apply_tools(agent, ctx, request)
 
 
-def _apply_tools(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> Observable[LlmRequest]:
+def _apply_tools(
+    agent: LlmAgent, ctx: InvocationContext, request: LlmRequest
+) -> Observable[LlmRequest]:
     tools = agent.canonical_tools(ctx)
     if not tools:
         return rx.just(request)

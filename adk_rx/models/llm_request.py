@@ -40,9 +40,7 @@ class LlmRequest:
             return
         current = self.system_instruction_text()
         joined = "\n\n".join([current, *texts] if current else texts)
-        self.config.system_instruction = types.Content(
-            role="user", parts=[types.Part(text=joined)]
-        )
+        self.config.system_instruction = types.Content(role="user", parts=[types.Part(text=joined)])
 
     def system_instruction_text(self) -> str:
         """The system instruction as plain text ('' when there is none)."""

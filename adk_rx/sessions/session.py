@@ -27,8 +27,16 @@ class Session:
         last_update_time: timestamp (seconds) of the last event or of creation.
     """
 
-    __slots__ = ("_memo", "_unpersisted", "app_name", "events", "id", "last_update_time",
-                 "state", "user_id")
+    __slots__ = (
+        "_memo",
+        "_unpersisted",
+        "app_name",
+        "events",
+        "id",
+        "last_update_time",
+        "state",
+        "user_id",
+    )
 
     def __init__(
         self,

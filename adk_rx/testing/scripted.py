@@ -93,10 +93,12 @@ class ScriptedLlm(BaseLlm):
                 self._next += 1
                 item = self._script[index] if index < len(self._script) else None
             if item is None:
-                observer.on_error(ModelError(
-                    f"ScriptedLlm ran out of responses: call {index + 1} but the script has "
-                    f"{len(self._script)} item(s)"
-                ))
+                observer.on_error(
+                    ModelError(
+                        f"ScriptedLlm ran out of responses: call {index + 1} but the script has "
+                        f"{len(self._script)} item(s)"
+                    )
+                )
                 return None
             return _play(item, llm_request).subscribe(observer, scheduler=scheduler)
 

@@ -101,9 +101,7 @@ class AgentTool(BaseTool):
             if not last or not last[0].text():
                 return {}
             value = last[0].text()
-            output_schema = (
-                self.agent.output_schema if isinstance(self.agent, LlmAgent) else None
-            )
+            output_schema = self.agent.output_schema if isinstance(self.agent, LlmAgent) else None
             if output_schema is not None:
                 try:
                     return output_schema.model_validate_json(value).model_dump(mode="json")
@@ -115,9 +113,11 @@ class AgentTool(BaseTool):
         return runner.session_service.create_session(
             app_name=runner.app_name, user_id="tmp_user", state=state
         ).pipe(
-            ops.flat_map(lambda session: runner.run_async(
-                user_id="tmp_user", session_id=session.id, new_message=message
-            )),
+            ops.flat_map(
+                lambda session: runner.run_async(
+                    user_id="tmp_user", session_id=session.id, new_message=message
+                )
+            ),
             ops.do_action(on_event),
             ops.to_list(),
             ops.map(result),

@@ -52,9 +52,7 @@ class BaseTool(ABC):
         return None
 
     @abstractmethod
-    def run_async(
-        self, *, args: Mapping[str, Any], tool_context: ToolContext
-    ) -> Observable[Any]:
+    def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
         """Runs the tool; a cold Observable of at most one result (a dict, or None)."""
 
     def process_llm_request(

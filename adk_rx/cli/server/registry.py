@@ -33,7 +33,6 @@ from reactivex import abc
 
 from adk_rx.errors import InvocationTimeoutError
 from adk_rx.events import Event
-from adk_rx.invocation import SessionGates
 from adk_rx.run_config import RunConfig
 from adk_rx.runner import Runner
 from adk_rx.rx import io_scheduler, subscribe_on_eager
@@ -77,26 +76,9 @@ class TooManyRunsError(Exception):
     """``Limits.max_running`` runs are in progress."""
 
 
-def _gates(runner: Runner) -> SessionGates:
-    # The Runner's per-session queue: the only record of runs started outside the registry
-    # (none today) and of a cancelled run that is still writing its records.
-    return runner._gates  # pyright: ignore[reportPrivateUsage]
-
-
 def _when_session_idle(runner: Runner, key: _Key, fn: Callable[[], None]) -> None:
     """Calls ``fn`` once every run queued on the session has released it."""
-    gates = _gates(runner)
-    previous, mine = gates.enter(key)
-    if previous is None:
-        gates.leave(key, mine)
-        fn()
-        return
-
-    def after() -> None:
-        gates.leave(key, mine)
-        fn()
-
-    previous.when_open(after)
+    runner.when_idle(user_id=key[1], session_id=key[2]).subscribe(on_completed=fn)
 
 
 class InvocationRegistry:
@@ -140,7 +122,7 @@ class InvocationRegistry:
         loop = asyncio.get_running_loop()
         with self._lock:
             self._evict()
-            if key in self._active or _gates(runner).busy(key):
+            if key in self._active or runner.is_busy(user_id=key[1], session_id=key[2]):
                 raise SessionBusyError(f"session {session_id!r} already has a run in progress")
             if len(self._active) >= self.limits.max_running:
                 raise TooManyRunsError(
