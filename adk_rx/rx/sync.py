@@ -4,6 +4,7 @@ They run ``fn`` on the subscribing thread at subscribe time, so they add no thre
 no scheduler round trip; use them for work that never blocks (in-memory stores, pure
 functions). Blocking work belongs on the I/O scheduler (:func:`adk_rx.rx.from_blocking`).
 
+    just(x):         --x|           (like rx.just, without a scheduler round trip)
     single(fn):      --fn()|        (one item, then completion; an exception becomes on_error)
     maybe(fn):       --x|  or  --|  (None means empty)
     completable(fn): --|
@@ -18,7 +19,7 @@ import reactivex as rx
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-__all__ = ["completable", "maybe", "single"]
+__all__ = ["completable", "items", "just", "maybe", "single"]
 
 T = TypeVar("T")
 
@@ -35,6 +36,34 @@ def single(fn: Callable[[], T]) -> Observable[T]:
             observer.on_error(exc)
             return _NOOP
         observer.on_next(value)
+        observer.on_completed()
+        return _NOOP
+
+    return rx.create(subscribe)
+
+
+def just(value: T) -> Observable[T]:
+    """A cold Single of ``value``, emitted on the subscribing thread with no scheduling."""
+
+    def subscribe(observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None) -> Any:
+        observer.on_next(value)
+        observer.on_completed()
+        return _NOOP
+
+    return rx.create(subscribe)
+
+
+def items(values: list[T] | tuple[T, ...]) -> Observable[T]:
+    """A cold Observable of ``values``, emitted on the subscribing thread, no scheduling.
+
+    Stops early once the subscriber is stopped (disposed from inside ``on_next``).
+    """
+
+    def subscribe(observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None) -> Any:
+        for value in values:
+            if getattr(observer, "is_stopped", False):
+                return _NOOP
+            observer.on_next(value)
         observer.on_completed()
         return _NOOP
 

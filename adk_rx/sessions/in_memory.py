@@ -101,7 +101,8 @@ class InMemorySessionService(BaseSessionService):
                     raise SessionExistsError(
                         f"session {sid!r} already exists for app {app_name!r}, user {user_id!r}"
                     )
-                stored = _Stored(copy.deepcopy(scoped.session), time.time())
+                initial = copy.deepcopy(scoped.session) if scoped.session else {}
+                stored = _Stored(initial, time.time())
                 stored.last_access = self._clock()
                 self._sessions[key] = stored
                 if scoped.app:

@@ -14,6 +14,7 @@ from adk_rx.errors import ModelError
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse, model_content
+from adk_rx.rx.sync import items
 
 __all__ = ["ScriptedLlm"]
 
@@ -109,7 +110,7 @@ def _play(item: Any, request: LlmRequest) -> Observable[LlmResponse]:
     if isinstance(item, Exception):
         return rx.throw(item)
     if isinstance(item, list):
-        return rx.from_iterable(item)
+        return items(item)
     fn: Callable[[LlmRequest], Any] = item
     try:
         produced = fn(request)
