@@ -116,7 +116,7 @@ class Runner:
         if not isinstance(session_id, str) or not session_id:
             raise ConfigurationError(f"session_id must be a non-empty string, got {session_id!r}")
         message = _user_message(new_message)
-        config = run_config or RunConfig()
+        config = RunConfig() if run_config is None else run_config
         if not isinstance(config, RunConfig):
             raise ConfigurationError("run_config must be a RunConfig")
         if state_delta is not None and not isinstance(state_delta, Mapping):

@@ -535,3 +535,25 @@ def test_runner_recovers_from_a_model_error_through_on_model_error() -> None:
     create_session(runner)
     assert simplify_events(turn(runner, "go")) == ["agent: fallback"]
     assert simplify_events(stored(runner).events) == ["user: go", "agent: fallback"]
+
+
+def test_a_run_config_that_is_not_a_run_config_is_rejected_at_call_time() -> None:
+    runner = InMemoryRunner(agent=LlmAgent(name="bot", model=ScriptedLlm(["hi"])))
+    with pytest.raises(ConfigurationError, match="run_config"):
+        runner.run_async(user_id="u", session_id="s", new_message="hi", run_config="")  # type: ignore[arg-type]
+
+
+def test_a_model_callback_returning_the_wrong_type_errors_with_callback_error() -> None:
+    agent = LlmAgent(
+        name="bot", model=ScriptedLlm(["hi"]), before_model_callback=lambda ctx, req: "oops"
+    )
+    runner = InMemoryRunner(agent=agent)
+    with pytest.raises(CallbackError, match="before_model_callback"):
+        list(
+            runner.run(
+                user_id="u",
+                session_id="s",
+                new_message="hi",
+                run_config=RunConfig(auto_create_session=True),
+            )
+        )

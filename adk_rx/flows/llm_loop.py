@@ -22,7 +22,7 @@ from reactivex.disposable import SerialDisposable
 
 from adk_rx.callbacks import first_result
 from adk_rx.context import CallbackContext, InvocationContext, ToolContext
-from adk_rx.errors import AdkRxError, AgentNotFoundError, ModelError
+from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
 from adk_rx.events import Event
 from adk_rx.flows.confirmation import resume_confirmations
 from adk_rx.flows.functions import handle_function_calls, new_call_id
@@ -211,7 +211,9 @@ def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) ->
 def _check_response(hook: str) -> Any:
     def check(value: Any) -> LlmResponse:
         if not isinstance(value, LlmResponse):
-            raise TypeError(f"{hook} must return LlmResponse or None, got {type(value).__name__}")
+            raise CallbackError(
+                f"{hook} must return LlmResponse or None, got {type(value).__name__}"
+            )
         return value
 
     return check

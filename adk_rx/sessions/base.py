@@ -130,3 +130,12 @@ def update_view(session: Session, event: Event) -> None:
     """Brings a caller's session view up to date after ``event`` was stored."""
     if not session.take_applied(event):
         session.apply(event)
+
+
+def storable(event: Event) -> Event:
+    """The event as stored: ``temp:`` keys live for one invocation and are never kept."""
+    delta = event.actions.state_delta
+    if not any(key.startswith(State.TEMP_PREFIX) for key in delta):
+        return event
+    kept = {k: v for k, v in delta.items() if not k.startswith(State.TEMP_PREFIX)}
+    return event.replace(actions=event.actions.replace(state_delta=kept))

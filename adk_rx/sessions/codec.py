@@ -14,7 +14,7 @@ from pydantic_core import PydanticSerializationError
 
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
-from adk_rx.sessions.base import ScopedDelta
+from adk_rx.sessions.base import ScopedDelta, storable
 from adk_rx.state import REMOVED
 
 __all__ = [
@@ -68,7 +68,7 @@ def encode_event(event: Event) -> str:
         ConfigurationError: the event carries a value that is not JSON-serializable.
     """
     try:
-        return event.to_json()
+        return storable(event).to_json()
     except PydanticSerializationError as exc:
         raise ConfigurationError(f"event {event.id} cannot be stored as JSON: {exc}") from exc
 

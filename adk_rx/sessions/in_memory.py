@@ -19,6 +19,7 @@ from adk_rx.sessions.base import (
     check_ids,
     new_session_id,
     split_delta,
+    storable,
     update_view,
 )
 from adk_rx.sessions.session import (
@@ -27,7 +28,7 @@ from adk_rx.sessions.session import (
     Session,
     merge_scoped_state,
 )
-from adk_rx.state import State, apply_delta
+from adk_rx.state import apply_delta
 
 __all__ = ["InMemorySessionService"]
 
@@ -192,7 +193,7 @@ class InMemorySessionService(BaseSessionService):
                         apply_delta(self._app_state.setdefault(key[0], {}), scoped.app)
                     if scoped.user:
                         apply_delta(self._user_state.setdefault(key[:2], {}), scoped.user)
-                stored.events.append(_without_temp(event))
+                stored.events.append(storable(event))
                 stored.last_update_time = event.timestamp
                 self._touch(key, stored)
             update_view(session, event)
@@ -241,12 +242,3 @@ class InMemorySessionService(BaseSessionService):
             return
         while len(self._sessions) > self._max_sessions:
             self._sessions.popitem(last=False)
-
-
-def _without_temp(event: Event) -> Event:
-    """The event as stored: ``temp:`` keys live for one invocation and are never kept."""
-    delta = event.actions.state_delta
-    if not any(key.startswith(State.TEMP_PREFIX) for key in delta):
-        return event
-    kept = {k: v for k, v in delta.items() if not k.startswith(State.TEMP_PREFIX)}
-    return event.replace(actions=event.actions.replace(state_delta=kept))

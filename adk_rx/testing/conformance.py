@@ -337,6 +337,8 @@ def temp_keys_are_never_persisted(svc: BaseSessionService, app: str) -> None:
     _value(svc.append_event(session, _event(actions=_delta(**{"temp:scratch": 2, "k": 1}))))
     got = _get(svc, session)
     _expect(got.state == {"k": 1}, f"temp: keys persisted: {got.state}")
+    stored_delta = dict(got.events[-1].actions.state_delta)
+    _expect(stored_delta == {"k": 1}, f"temp: keys kept in the stored event: {stored_delta}")
 
 
 @_check
