@@ -161,10 +161,15 @@ def test_a_sync_tool_runs_on_the_io_scheduler_and_the_turn_continues_there() -> 
 
     worker = on_thread[0]
     assert worker != caller
-    assert [thread for _, thread in events] == [caller, worker, worker]
+    # The tool's response is emitted on its worker. The next step starts on whichever thread
+    # saw the step end last: the worker, or the caller if the tool finished before the
+    # caller's subscribe() returned (a race the loop resolves without blocking either).
+    threads = [thread for _, thread in events]
+    assert threads[:2] == [caller, worker]
+    assert threads[2] in (worker, caller)
     assert witness.of("before_tool") == {caller}
-    # the second model call starts from the tool's worker
-    assert [t for name, t in witness.threads if name == "before_model"] == [caller, worker]
+    second_model_call = [t for name, t in witness.threads if name == "before_model"][1]
+    assert second_model_call == threads[2]
     pool.executor.shutdown()
 
 

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 import pydantic_core
 import reactivex as rx
 from google.genai import types
-from reactivex import Observable
+from reactivex import Observable, abc
 from reactivex import operators as ops
+from reactivex.disposable import CompositeDisposable, SerialDisposable
 
 from adk_rx.callbacks import first_result
 from adk_rx.context import InvocationContext, ToolContext
@@ -28,6 +29,8 @@ from adk_rx.errors import AdkRxError, StopError
 from adk_rx.events import Event, EventActions, ToolConfirmation
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
 from adk_rx.run_config import ToolExecutionMode
+from adk_rx.rx.sync import items as rx_items
+from adk_rx.rx.sync import just as rx_just
 from adk_rx.tools.function import ToolResultError
 
 if TYPE_CHECKING:
@@ -92,6 +95,110 @@ class _Call:
 
 def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observable[Any]:
     """Emits exactly one item: the response dict, or _NO_RESPONSE."""
+    if item.tool is not None and _is_plain(agent, ctx):
+        return _plain_call(agent, ctx, item, item.tool)
+    return _run_call_with_callbacks(agent, ctx, item)
+
+
+def _is_plain(agent: LlmAgent, ctx: InvocationContext) -> bool:
+    """No tool callbacks and no tool timeout: a call is the tool plus result mapping."""
+    plugins = ctx.plugin_manager
+    return (
+        ctx.run_config.tool_timeout is None
+        and not agent.before_tool_callback
+        and not agent.after_tool_callback
+        and (
+            plugins is None
+            or not (plugins.has("before_tool_callback") or plugins.has("after_tool_callback"))
+        )
+    )
+
+
+def _plain_call(
+    agent: LlmAgent, ctx: InvocationContext, item: _Call, tool: BaseTool
+) -> Observable[Any]:
+    """The tool's first result mapped to its response, in one layer.
+
+    Same as the general path without callbacks: one item (the response or _NO_RESPONSE); an
+    error goes through the on-tool-error callbacks to an ``{"error": ...}`` response.
+    """
+
+    def subscribe(
+        observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        upstream = SerialDisposable()
+        recovery = SerialDisposable()
+        done = [False]
+
+        def finish(value: Any) -> None:
+            if done[0]:
+                return
+            done[0] = True
+            upstream.dispose()
+            try:
+                if value is None and tool.is_long_running:
+                    response: Any = _NO_RESPONSE
+                else:
+                    response = tool_result_dict(_jsonable(tool, value))
+            except Exception as exc:
+                fail(exc)
+                return
+            observer.on_next(response)
+            observer.on_completed()
+
+        def fail(exc: Exception) -> None:
+            done[0] = True
+            if isinstance(exc, StopError):
+                observer.on_error(exc)
+                return
+            recovery.disposable = _tool_error(agent, ctx, item, tool, exc).subscribe(
+                observer, scheduler=scheduler
+            )
+
+        def failed(exc: Exception) -> None:
+            if not done[0]:
+                fail(exc)
+
+        both = CompositeDisposable(upstream, recovery)
+        if ctx.cancelled:
+            observer.on_error(StopError("invocation cancelled"))
+            return both
+        try:
+            source = tool.run_async(args=item.args, tool_context=item.context)
+        except Exception as exc:
+            fail(exc)
+            return both
+        upstream.disposable = source.subscribe(
+            finish, failed, lambda: finish(None), scheduler=scheduler
+        )
+        return both
+
+    return Observable(subscribe)
+
+
+def _tool_error(
+    agent: LlmAgent, ctx: InvocationContext, item: _Call, tool: BaseTool, exc: Exception
+) -> Observable[Any]:
+    """On-tool-error callbacks (plugins first), else ``{"error": "..."}``."""
+    plugins = ctx.plugin_manager
+    tc = item.context
+    thunks: list[Callable[[], Any]] = []
+    if plugins is not None:
+        thunks += plugins.thunks(
+            "on_tool_error_callback", tool=tool, tool_args=item.args, tool_context=tc, error=exc
+        )
+    thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
+    if not thunks:
+        return rx_just({"error": _error_text(exc)})
+    return first_result(thunks).pipe(
+        ops.map(lambda value: _checked(tool, value)),
+        ops.default_if_empty({"error": _error_text(exc)}),
+    )
+
+
+def _run_call_with_callbacks(
+    agent: LlmAgent, ctx: InvocationContext, item: _Call
+) -> Observable[Any]:
     tool = item.tool
     tc = item.context
     if tool is None:
@@ -113,7 +220,10 @@ def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observabl
     def run_tool() -> Observable[Any]:
         if ctx.cancelled:
             return rx.throw(StopError("invocation cancelled"))
-        obs = rx.defer(lambda _: tool.run_async(args=item.args, tool_context=tc))
+        try:  # run_tool is called at subscribe time already: no defer needed
+            obs = tool.run_async(args=item.args, tool_context=tc)
+        except Exception as exc:
+            obs = rx.throw(exc)
         timeout = ctx.run_config.tool_timeout
         if timeout is not None:
             obs = obs.pipe(
@@ -179,7 +289,7 @@ def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observabl
             ops.flat_map(lambda found: rx.just(_checked(tool, found[0])) if found else run_tool()),
         )
         if has_before
-        else rx.defer(lambda _: run_tool())
+        else run_tool()  # _run_call itself runs at subscribe time
     )
     has_after = bool(agent.after_tool_callback) or (
         plugins is not None and plugins.has("after_tool_callback")
@@ -215,7 +325,8 @@ def handle_function_calls(
     """Runs ``calls``; emits an optional confirmation-request event, then the response event.
 
     Emits nothing when no call produced a response (e.g. only long-running calls that
-    have no result yet).
+    have no result yet). Call it when the work should start (inside a ``defer`` or at a
+    step's start): a single call's callbacks run at once.
     """
     items = [
         _Call(
@@ -229,11 +340,12 @@ def handle_function_calls(
         )
         for call in calls
     ]
-    singles = [rx.defer(lambda _, it=it: _run_call(agent, ctx, it)) for it in items]
     collected: Observable[list[Any]]
-    if len(singles) == 1:
-        collected = singles[0].pipe(ops.map(lambda result: [result]))
-    elif ctx.run_config.tool_execution_mode is ToolExecutionMode.SEQUENTIAL:
+    if len(items) == 1:  # called at subscribe time (by the flow's defer): run it now
+        collected = _run_call(agent, ctx, items[0]).pipe(ops.map(lambda result: [result]))
+        return collected.pipe(ops.flat_map(lambda results: _events(agent, ctx, items, results)))
+    singles = [rx.defer(lambda _, it=it: _run_call(agent, ctx, it)) for it in items]
+    if ctx.run_config.tool_execution_mode is ToolExecutionMode.SEQUENTIAL:
         collected = rx.concat(*singles).pipe(ops.to_list())
     else:
         collected = rx.fork_join(*singles).pipe(ops.map(list))
@@ -253,13 +365,7 @@ def _events(
         actions = actions.merge(item.context.actions.freeze())
         if result is _NO_RESPONSE:
             continue
-        parts.append(
-            types.Part(
-                function_response=types.FunctionResponse(
-                    id=item.call.id, name=item.call.name, response=result
-                )
-            )
-        )
+        parts.append(_response_part(item.call, result))
     out: list[Event] = []
     if actions.requested_tool_confirmations:
         out.append(_confirmation_event(agent, ctx, items, actions))
@@ -269,11 +375,22 @@ def _events(
                 author=agent.name,
                 invocation_id=ctx.invocation_id,
                 branch=ctx.branch,
-                content=types.Content(role="user", parts=parts),
+                content=_USER_CONTENT.model_copy(update={"parts": parts}),
                 actions=actions,
             )
         )
-    return rx.from_iterable(out)
+    return rx_items(out)
+
+
+# Validated once; a response part is a copy with new fields (no validation per call).
+_USER_CONTENT = types.Content(role="user", parts=[])
+_RESPONSE = types.FunctionResponse(name="_", response={})
+_PART = types.Part(function_response=_RESPONSE)
+
+
+def _response_part(call: types.FunctionCall, response: dict[str, Any]) -> types.Part:
+    fr = _RESPONSE.model_copy(update={"id": call.id, "name": call.name, "response": response})
+    return _PART.model_copy(update={"function_response": fr})
 
 
 def _confirmation_event(

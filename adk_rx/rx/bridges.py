@@ -20,7 +20,7 @@ from reactivex.disposable import Disposable
 
 from adk_rx.rx.async_source import from_async
 from adk_rx.rx.iterators import to_async_iterable, to_iterable
-from adk_rx.rx.schedulers import io_scheduler
+from adk_rx.rx.schedulers import io_scheduler, schedule_now
 
 __all__ = [
     "from_async",
@@ -71,7 +71,7 @@ def from_blocking(fn: Callable[[], T], scheduler: abc.SchedulerBase | None = Non
                 observer.on_next(value)
                 observer.on_completed()
 
-        scheduled = (scheduler or io_scheduler()).schedule(work)
+        scheduled = schedule_now(scheduler or io_scheduler(), work)
 
         def dispose() -> None:
             cancelled.set()
@@ -135,7 +135,7 @@ def from_blocking_iterable(
             if not cancelled.is_set():
                 observer.on_completed()
 
-        scheduled = (scheduler or io_scheduler()).schedule(work)
+        scheduled = schedule_now(scheduler or io_scheduler(), work)
 
         def dispose() -> None:
             cancelled.set()

@@ -16,9 +16,11 @@ import asyncio
 import logging
 import os
 import threading
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from reactivex import abc, typing
+from reactivex.disposable import Disposable
 from reactivex.scheduler import EventLoopScheduler, ThreadPoolScheduler
 
 __all__ = ["io_scheduler", "runtime_loop", "set_io_scheduler", "timer_scheduler"]
@@ -153,3 +155,18 @@ def runtime_loop() -> asyncio.AbstractEventLoop:
                 _loop = _start_background_loop()
             loop = _loop
     return loop
+
+
+def schedule_now(
+    scheduler: abc.SchedulerBase, action: Callable[[abc.SchedulerBase, Any], None]
+) -> abc.DisposableBase:
+    """Schedules ``action`` to run as soon as possible; disposing cancels it if not started.
+
+    On a ``ThreadPoolScheduler`` the action goes straight to its executor: the stock
+    ``schedule`` builds a one-shot ``EventLoopScheduler`` (thread condition, queues) per action,
+    which costs more than the blocking call it carries when tools and stores are fast.
+    """
+    if isinstance(scheduler, ThreadPoolScheduler):
+        future = scheduler.executor.submit(action, scheduler, None)
+        return Disposable(future.cancel)
+    return scheduler.schedule(action)

@@ -8,6 +8,8 @@ from typing import Any, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SingleAssignmentDisposable
 
+from adk_rx.rx.schedulers import schedule_now
+
 __all__ = ["subscribe_on_eager"]
 
 T = TypeVar("T")
@@ -48,7 +50,7 @@ def subscribe_on_eager(scheduler: abc.SchedulerBase) -> Callable[[Observable[T]]
                 # a dispose() that raced with this subscribe still stops the source.
                 upstream.disposable = source.subscribe(observer, scheduler=downstream_scheduler)
 
-            scheduled = scheduler.schedule(action)
+            scheduled = schedule_now(scheduler, action)
             return CompositeDisposable(scheduled, upstream)
 
         return Observable(subscribe)

@@ -31,6 +31,7 @@ from sqlalchemy import exc as sa_exc
 
 from adk_rx.errors import StoreError
 from adk_rx.rx import io_scheduler
+from adk_rx.rx.schedulers import schedule_now
 
 try:
     import fcntl
@@ -207,7 +208,7 @@ class TurnLocks:
                     delivered.set()
                 observer.on_completed()
 
-            scheduled = (self._scheduler or io_scheduler()).schedule(work)
+            scheduled = schedule_now(self._scheduler or io_scheduler(), work)
 
             def cancel() -> None:
                 with guard:
