@@ -9,7 +9,7 @@ before letting the next run on the session start.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
@@ -21,13 +21,13 @@ from reactivex.subject import AsyncSubject
 
 from adk_rx.context import InvocationContext
 from adk_rx.errors import (
-    AdkRxError,
     ConfigurationError,
     InvocationTimeoutError,
     SessionNotFoundError,
 )
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.flows.sequenced import concat_map_direct
+from adk_rx.invocation_records import OpenCalls, save_input_blobs
 from adk_rx.routing import agent_to_run
 from adk_rx.run_config import RunConfig
 from adk_rx.rx.schedulers import timer_scheduler
@@ -73,8 +73,7 @@ class Invocation:
         self._gate: Gate | None = None
         self.ctx: InvocationContext | None = None
         self._inflight: Observable[Any] = rx.empty()
-        self._pending: dict[str, tuple[str, str, str | None]] = {}
-        self._last_author: str | None = None
+        self._open_calls = OpenCalls()
         self._user_stored = False
         self._stage = 0
         self._turn_lock: abc.DisposableBase | None = None
@@ -407,19 +406,7 @@ class Invocation:
 
     def _track(self, event: Event) -> None:
         """Remembers stored function calls that still lack a response."""
-        if event.author != "user":
-            self._last_author = event.author
-        content = event.content
-        if content is None or not content.parts:
-            return
-        long_running = event.long_running_tool_ids or ()
-        for part in content.parts:
-            call = part.function_call
-            if call is not None and call.id and call.id not in long_running:
-                self._pending[call.id] = (call.name or "", event.author, event.branch)
-            response = part.function_response
-            if response is not None and response.id:
-                self._pending.pop(response.id, None)
+        self._open_calls.track(event)
 
     def _repair(
         self, reason: str, code: str | None, records: list[Event] | None = None
@@ -430,11 +417,11 @@ class Invocation:
             ctx = self.ctx
             if ctx is None or not self._user_stored:
                 return rx.empty()
-            events = _answers(self._pending, ctx.invocation_id, reason)
+            events = self._open_calls.answers(ctx.invocation_id, reason)
             if code is not None:
                 events.append(
                     Event(
-                        author=self._last_author or self.runner.agent.name,
+                        author=self._open_calls.last_author or self.runner.agent.name,
                         invocation_id=ctx.invocation_id,
                         error_code=code,
                         error_message=f"invocation {reason}",
@@ -455,62 +442,5 @@ class Invocation:
         )
 
     def _save_blobs(self, content: types.Content) -> Observable[types.Content]:
-        service = self.runner.artifact_service
-        ctx = self.ctx
-        assert ctx is not None
-        if service is None:
-            return rx.throw(
-                ConfigurationError(
-                    "save_input_blobs_as_artifacts needs an artifact_service on the Runner"
-                )
-            )
-        parts = list(content.parts or [])
-        saves: list[Observable[Any]] = []
-        for index, part in enumerate(parts):
-            if part.inline_data is None:
-                continue
-            name = f"artifact_{ctx.invocation_id}_{index}"
-            saves.append(
-                service.save_artifact(
-                    app_name=ctx.app_name,
-                    user_id=ctx.user_id,
-                    session_id=ctx.session.id,
-                    filename=name,
-                    artifact=part,
-                )
-            )
-            parts[index] = types.Part(
-                text=f"Uploaded file: {name}. It has been saved to the artifacts"
-            )
-        if not saves:
-            return rx.just(content)
-        copy = content.model_copy(update={"parts": parts})
-        return rx.concat(*saves).pipe(ops.ignore_elements(), ops.concat(rx.just(copy)))
-
-
-def _answers(
-    pending: Mapping[str, tuple[str, str, str | None]], invocation_id: str, reason: str
-) -> list[Event]:
-    """One function-response event per (author, branch) for calls left without a response."""
-    grouped: dict[tuple[str, str | None], list[types.Part]] = {}
-    for call_id, (name, author, branch) in pending.items():
-        grouped.setdefault((author, branch), []).append(
-            types.Part(
-                function_response=types.FunctionResponse(
-                    id=call_id, name=name, response={"error": reason}
-                )
-            )
-        )
-    return [
-        Event(
-            author=author,
-            branch=branch,
-            invocation_id=invocation_id,
-            content=types.Content(role="user", parts=parts),
-        )
-        for (author, branch), parts in grouped.items()
-    ]
-
-
-def _is_adk(exc: BaseException) -> bool:
-    return isinstance(exc, AdkRxError)
+        assert self.ctx is not None
+        return save_input_blobs(self.runner.artifact_service, self.ctx, content)

@@ -12,307 +12,26 @@ arguments, a tool that raises or times out all become ``{"error": "..."}`` respo
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import pydantic_core
 import reactivex as rx
 from google.genai import types
-from reactivex import Observable, abc
+from reactivex import Observable
 from reactivex import operators as ops
-from reactivex.disposable import CompositeDisposable, SerialDisposable
 
-from adk_rx.callbacks import first_result
 from adk_rx.context import InvocationContext, ToolContext
-from adk_rx.errors import AdkRxError, StopError
 from adk_rx.events import Event, EventActions, ToolConfirmation
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
+from adk_rx.flows.tool_call import NO_RESPONSE, Call, new_call_id, run_call, tool_result_dict
 from adk_rx.run_config import ToolExecutionMode
 from adk_rx.rx.sync import items as rx_items
-from adk_rx.rx.sync import just as rx_just
-from adk_rx.tools.function import ToolResultError
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
 __all__ = ["handle_function_calls", "new_call_id", "tool_result_dict"]
-
-_NO_RESPONSE = object()  # a long-running tool that has no result yet
-
-
-class _ToolTimeout(Exception):
-    """RunConfig.tool_timeout expired for one call."""
-
-
-def new_call_id() -> str:
-    """A client-side function call id: ``adk-<uuid4>``."""
-    return f"adk-{uuid.uuid4()}"
-
-
-def tool_result_dict(value: Any) -> dict[str, Any]:
-    """A tool's return value as the dict the model sees (non-dicts become ``{"result": v}``)."""
-    if value is None:
-        return {}
-    if isinstance(value, dict):
-        return value
-    return {"result": value}
-
-
-def _jsonable(tool: BaseTool, value: Any) -> Any:
-    """``value`` as JSON-compatible Python; ToolResultError when JSON cannot hold it."""
-    if value is None or value is _NO_RESPONSE:
-        return value
-    try:
-        return pydantic_core.to_jsonable_python(value)
-    except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
-        raise ToolResultError(
-            f"tool {tool.name!r} returned a value JSON cannot hold ({type(value).__name__}): {exc}"
-        ) from exc
-
-
-def _error_text(exc: BaseException) -> str:
-    message = str(exc) or type(exc).__name__
-    if isinstance(exc, AdkRxError):
-        return message
-    return f"{type(exc).__name__}: {message}"
-
-
-class _Call:
-    """One function call being executed."""
-
-    __slots__ = ("args", "call", "context", "tool")
-
-    def __init__(
-        self, call: types.FunctionCall, tool: BaseTool | None, context: ToolContext
-    ) -> None:
-        self.call = call
-        self.tool = tool
-        self.context = context
-        self.args: dict[str, Any] = dict(call.args or {})
-
-
-def _run_call(agent: LlmAgent, ctx: InvocationContext, item: _Call) -> Observable[Any]:
-    """Emits exactly one item: the response dict, or _NO_RESPONSE."""
-    if item.tool is not None and _is_plain(agent, ctx):
-        return _plain_call(agent, ctx, item, item.tool)
-    return _run_call_with_callbacks(agent, ctx, item)
-
-
-def _is_plain(agent: LlmAgent, ctx: InvocationContext) -> bool:
-    """No tool callbacks and no tool timeout: a call is the tool plus result mapping."""
-    plugins = ctx.plugin_manager
-    return (
-        ctx.run_config.tool_timeout is None
-        and not agent.before_tool_callback
-        and not agent.after_tool_callback
-        and (
-            plugins is None
-            or not (plugins.has("before_tool_callback") or plugins.has("after_tool_callback"))
-        )
-    )
-
-
-def _plain_call(
-    agent: LlmAgent, ctx: InvocationContext, item: _Call, tool: BaseTool
-) -> Observable[Any]:
-    """The tool's first result mapped to its response, in one layer.
-
-    Same as the general path without callbacks: one item (the response or _NO_RESPONSE); an
-    error goes through the on-tool-error callbacks to an ``{"error": ...}`` response.
-    """
-
-    def subscribe(
-        observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
-    ) -> abc.DisposableBase:
-        upstream = SerialDisposable()
-        recovery = SerialDisposable()
-        done = [False]
-
-        def finish(value: Any) -> None:
-            if done[0]:
-                return
-            done[0] = True
-            upstream.dispose()
-            try:
-                if value is None and tool.is_long_running:
-                    response: Any = _NO_RESPONSE
-                else:
-                    response = tool_result_dict(_jsonable(tool, value))
-            except Exception as exc:
-                fail(exc)
-                return
-            observer.on_next(response)
-            observer.on_completed()
-
-        def fail(exc: Exception) -> None:
-            done[0] = True
-            if isinstance(exc, StopError):
-                observer.on_error(exc)
-                return
-            recovery.disposable = _tool_error(agent, ctx, item, tool, exc).subscribe(
-                observer, scheduler=scheduler
-            )
-
-        def failed(exc: Exception) -> None:
-            if not done[0]:
-                fail(exc)
-
-        both = CompositeDisposable(upstream, recovery)
-        if ctx.cancelled:
-            observer.on_error(StopError("invocation cancelled"))
-            return both
-        try:
-            source = tool.run_async(args=item.args, tool_context=item.context)
-        except Exception as exc:
-            fail(exc)
-            return both
-        upstream.disposable = source.subscribe(
-            finish, failed, lambda: finish(None), scheduler=scheduler
-        )
-        return both
-
-    return Observable(subscribe)
-
-
-def _tool_error(
-    agent: LlmAgent, ctx: InvocationContext, item: _Call, tool: BaseTool, exc: Exception
-) -> Observable[Any]:
-    """On-tool-error callbacks (plugins first), else ``{"error": "..."}``."""
-    plugins = ctx.plugin_manager
-    tc = item.context
-    thunks: list[Callable[[], Any]] = []
-    if plugins is not None:
-        thunks += plugins.thunks(
-            "on_tool_error_callback", tool=tool, tool_args=item.args, tool_context=tc, error=exc
-        )
-    thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
-    if not thunks:
-        return rx_just({"error": _error_text(exc)})
-    return first_result(thunks).pipe(
-        ops.map(lambda value: _checked(tool, value)),
-        ops.default_if_empty({"error": _error_text(exc)}),
-    )
-
-
-def _run_call_with_callbacks(
-    agent: LlmAgent, ctx: InvocationContext, item: _Call
-) -> Observable[Any]:
-    tool = item.tool
-    tc = item.context
-    if tool is None:
-        known = ", ".join(sorted(agent.tools_by_name(ctx))) or "(none)"
-        return rx.just(
-            {"error": f"tool {item.call.name!r} does not exist; available tools: {known}"}
-        )
-    plugins = ctx.plugin_manager
-
-    def before() -> Observable[Any]:
-        thunks: list[Callable[[], Any]] = []
-        if plugins is not None:
-            thunks += plugins.thunks(
-                "before_tool_callback", tool=tool, tool_args=item.args, tool_context=tc
-            )
-        thunks += [_bind(cb, tool, item.args, tc) for cb in agent.before_tool_callback]
-        return first_result(thunks)
-
-    def run_tool() -> Observable[Any]:
-        if ctx.cancelled:
-            return rx.throw(StopError("invocation cancelled"))
-        try:  # run_tool is called at subscribe time already: no defer needed
-            obs = tool.run_async(args=item.args, tool_context=tc)
-        except Exception as exc:
-            obs = rx.throw(exc)
-        timeout = ctx.run_config.tool_timeout
-        if timeout is not None:
-            obs = obs.pipe(
-                ops.timeout(timeout, rx.throw(_ToolTimeout()), scheduler=ctx.timer_scheduler)
-            )
-        return obs.pipe(
-            ops.take(1),
-            ops.default_if_empty(None),
-            ops.map(lambda value: _jsonable(tool, value)),
-            ops.catch(lambda exc, _: on_error(exc)),
-        )
-
-    def on_error(exc: Exception) -> Observable[Any]:
-        if isinstance(exc, StopError):
-            return rx.throw(exc)
-        if isinstance(exc, _ToolTimeout):
-            return rx.just({"error": "timeout"})
-        thunks: list[Callable[[], Any]] = []
-        if plugins is not None:
-            thunks += plugins.thunks(
-                "on_tool_error_callback",
-                tool=tool,
-                tool_args=item.args,
-                tool_context=tc,
-                error=exc,
-            )
-        thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
-        return first_result(thunks).pipe(
-            ops.map(lambda value: _checked(tool, value)),
-            ops.default_if_empty({"error": _error_text(exc)}),
-        )
-
-    def plain_after(result: Any) -> Any:
-        if result is None and tool.is_long_running:
-            return _NO_RESPONSE
-        return tool_result_dict(result)
-
-    def after(result: Any) -> Observable[Any]:
-        if result is None and tool.is_long_running:
-            return rx.just(_NO_RESPONSE)
-        response = tool_result_dict(result)
-        thunks: list[Callable[[], Any]] = []
-        if plugins is not None:
-            thunks += plugins.thunks(
-                "after_tool_callback",
-                tool=tool,
-                tool_args=item.args,
-                tool_context=tc,
-                result=response,
-            )
-        thunks += [_bind(cb, tool, item.args, tc, response) for cb in agent.after_tool_callback]
-        return first_result(thunks).pipe(
-            ops.default_if_empty(response), ops.map(lambda value: _checked(tool, value))
-        )
-
-    has_before = bool(agent.before_tool_callback) or (
-        plugins is not None and plugins.has("before_tool_callback")
-    )
-    result = (
-        before().pipe(
-            ops.take(1),
-            ops.to_list(),
-            ops.flat_map(lambda found: rx.just(_checked(tool, found[0])) if found else run_tool()),
-        )
-        if has_before
-        else run_tool()  # _run_call itself runs at subscribe time
-    )
-    has_after = bool(agent.after_tool_callback) or (
-        plugins is not None and plugins.has("after_tool_callback")
-    )
-    return result.pipe(ops.flat_map(after) if has_after else ops.map(plain_after))
-
-
-def _checked(tool: BaseTool, response: Any) -> Any:
-    """A callback's result, or an error response when JSON cannot hold it."""
-    if response is _NO_RESPONSE:
-        return response
-    try:
-        return _jsonable(tool, tool_result_dict(response))
-    except ToolResultError as exc:
-        return {"error": str(exc)}
-
-
-def _bind(cb: Callable[..., Any], *args: Any) -> Callable[[], Any]:
-    def call() -> Any:
-        return cb(*args)
-
-    call.__adk_callback__ = cb  # type: ignore[attr-defined]
-    return call
 
 
 def handle_function_calls(
@@ -329,7 +48,7 @@ def handle_function_calls(
     step's start): a single call's callbacks run at once.
     """
     items = [
-        _Call(
+        Call(
             call,
             tools.get(call.name or ""),
             ToolContext(
@@ -342,9 +61,9 @@ def handle_function_calls(
     ]
     collected: Observable[list[Any]]
     if len(items) == 1:  # called at subscribe time (by the flow's defer): run it now
-        collected = _run_call(agent, ctx, items[0]).pipe(ops.map(lambda result: [result]))
+        collected = run_call(agent, ctx, items[0]).pipe(ops.map(lambda result: [result]))
         return collected.pipe(ops.flat_map(lambda results: _events(agent, ctx, items, results)))
-    singles = [rx.defer(lambda _, it=it: _run_call(agent, ctx, it)) for it in items]
+    singles = [rx.defer(lambda _, it=it: run_call(agent, ctx, it)) for it in items]
     if ctx.run_config.tool_execution_mode is ToolExecutionMode.SEQUENTIAL:
         collected = rx.concat(*singles).pipe(ops.to_list())
     else:
@@ -357,13 +76,13 @@ def handle_function_calls(
 
 
 def _events(
-    agent: LlmAgent, ctx: InvocationContext, items: list[_Call], results: list[Any]
+    agent: LlmAgent, ctx: InvocationContext, items: list[Call], results: list[Any]
 ) -> Observable[Event]:
     parts: list[types.Part] = []
     actions = EventActions()
     for item, result in zip(items, results, strict=True):
         actions = actions.merge(item.context.actions.freeze())
-        if result is _NO_RESPONSE:
+        if result is NO_RESPONSE:
             continue
         parts.append(_response_part(item.call, result))
     out: list[Event] = []
@@ -394,7 +113,7 @@ def _response_part(call: types.FunctionCall, response: dict[str, Any]) -> types.
 
 
 def _confirmation_event(
-    agent: LlmAgent, ctx: InvocationContext, items: list[_Call], actions: EventActions
+    agent: LlmAgent, ctx: InvocationContext, items: list[Call], actions: EventActions
 ) -> Event:
     by_id = {item.call.id: item.call for item in items}
     parts: list[types.Part] = []

@@ -168,5 +168,9 @@ def schedule_now(
     """
     if isinstance(scheduler, ThreadPoolScheduler):
         future = scheduler.executor.submit(action, scheduler, None)
-        return Disposable(future.cancel)
+
+        def cancel() -> None:
+            future.cancel()
+
+        return Disposable(cancel)
     return scheduler.schedule(action)

@@ -1,0 +1,308 @@
+"""One function call: before-tool callbacks, the tool, error recovery, after-tool callbacks.
+
+:func:`run_call` emits exactly one item: the response dict the model will see, or
+:data:`NO_RESPONSE` (a long-running tool without a result yet). Errors the model can recover
+from (invalid arguments, a tool that raises or times out, a result JSON cannot hold) become
+``{"error": "..."}`` after the on-tool-error callbacks had their chance; a stop (cancellation)
+errors the stream.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pydantic_core
+import reactivex as rx
+from google.genai import types
+from reactivex import Observable, abc
+from reactivex import operators as ops
+from reactivex.disposable import CompositeDisposable, SerialDisposable
+
+from adk_rx.callbacks import first_result
+from adk_rx.context import InvocationContext, ToolContext
+from adk_rx.errors import AdkRxError, StopError
+from adk_rx.rx.sync import just as rx_just
+from adk_rx.tools.function import ToolResultError
+
+if TYPE_CHECKING:
+    from adk_rx.agents.llm import LlmAgent
+    from adk_rx.tools.base import BaseTool
+
+__all__ = ["NO_RESPONSE", "Call", "new_call_id", "run_call", "tool_result_dict"]
+
+NO_RESPONSE = object()  # a long-running tool that has no result yet
+
+
+class _ToolTimeout(Exception):
+    """RunConfig.tool_timeout expired for one call."""
+
+
+def new_call_id() -> str:
+    """A client-side function call id: ``adk-<uuid4>``."""
+    return f"adk-{uuid.uuid4()}"
+
+
+def tool_result_dict(value: Any) -> dict[str, Any]:
+    """A tool's return value as the dict the model sees (non-dicts become ``{"result": v}``)."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    return {"result": value}
+
+
+def _jsonable(tool: BaseTool, value: Any) -> Any:
+    """``value`` as JSON-compatible Python; ToolResultError when JSON cannot hold it."""
+    if value is None or value is NO_RESPONSE:
+        return value
+    try:
+        return pydantic_core.to_jsonable_python(value)
+    except (pydantic_core.PydanticSerializationError, ValueError, TypeError) as exc:
+        raise ToolResultError(
+            f"tool {tool.name!r} returned a value JSON cannot hold ({type(value).__name__}): {exc}"
+        ) from exc
+
+
+def _error_text(exc: BaseException) -> str:
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, AdkRxError):
+        return message
+    return f"{type(exc).__name__}: {message}"
+
+
+class Call:
+    """One function call being executed."""
+
+    __slots__ = ("args", "call", "context", "tool")
+
+    def __init__(
+        self, call: types.FunctionCall, tool: BaseTool | None, context: ToolContext
+    ) -> None:
+        self.call = call
+        self.tool = tool
+        self.context = context
+        self.args: dict[str, Any] = dict(call.args or {})
+
+
+def run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[Any]:
+    """Emits exactly one item: the response dict, or NO_RESPONSE."""
+    if item.tool is not None and _is_plain(agent, ctx):
+        return _plain_call(agent, ctx, item, item.tool)
+    return _run_call_with_callbacks(agent, ctx, item)
+
+
+def _is_plain(agent: LlmAgent, ctx: InvocationContext) -> bool:
+    """No tool callbacks and no tool timeout: a call is the tool plus result mapping."""
+    plugins = ctx.plugin_manager
+    return (
+        ctx.run_config.tool_timeout is None
+        and not agent.before_tool_callback
+        and not agent.after_tool_callback
+        and (
+            plugins is None
+            or not (plugins.has("before_tool_callback") or plugins.has("after_tool_callback"))
+        )
+    )
+
+
+def _plain_call(
+    agent: LlmAgent, ctx: InvocationContext, item: Call, tool: BaseTool
+) -> Observable[Any]:
+    """The tool's first result mapped to its response, in one layer.
+
+    Same as the general path without callbacks: one item (the response or NO_RESPONSE); an
+    error goes through the on-tool-error callbacks to an ``{"error": ...}`` response.
+    """
+
+    def subscribe(
+        observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        upstream = SerialDisposable()
+        recovery = SerialDisposable()
+        done = [False]
+
+        def finish(value: Any) -> None:
+            if done[0]:
+                return
+            done[0] = True
+            upstream.dispose()
+            try:
+                if value is None and tool.is_long_running:
+                    response: Any = NO_RESPONSE
+                else:
+                    response = tool_result_dict(_jsonable(tool, value))
+            except Exception as exc:
+                fail(exc)
+                return
+            observer.on_next(response)
+            observer.on_completed()
+
+        def fail(exc: Exception) -> None:
+            done[0] = True
+            if isinstance(exc, StopError):
+                observer.on_error(exc)
+                return
+            recovery.disposable = _tool_error(agent, ctx, item, tool, exc).subscribe(
+                observer, scheduler=scheduler
+            )
+
+        def failed(exc: Exception) -> None:
+            if not done[0]:
+                fail(exc)
+
+        both = CompositeDisposable(upstream, recovery)
+        if ctx.cancelled:
+            observer.on_error(StopError("invocation cancelled"))
+            return both
+        try:
+            source = tool.run_async(args=item.args, tool_context=item.context)
+        except Exception as exc:
+            fail(exc)
+            return both
+        upstream.disposable = source.subscribe(
+            finish, failed, lambda: finish(None), scheduler=scheduler
+        )
+        return both
+
+    return Observable(subscribe)
+
+
+def _tool_error(
+    agent: LlmAgent, ctx: InvocationContext, item: Call, tool: BaseTool, exc: Exception
+) -> Observable[Any]:
+    """On-tool-error callbacks (plugins first), else ``{"error": "..."}``."""
+    plugins = ctx.plugin_manager
+    tc = item.context
+    thunks: list[Callable[[], Any]] = []
+    if plugins is not None:
+        thunks += plugins.thunks(
+            "on_tool_error_callback", tool=tool, tool_args=item.args, tool_context=tc, error=exc
+        )
+    thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
+    if not thunks:
+        return rx_just({"error": _error_text(exc)})
+    return first_result(thunks).pipe(
+        ops.map(lambda value: _checked(tool, value)),
+        ops.default_if_empty({"error": _error_text(exc)}),
+    )
+
+
+def _run_call_with_callbacks(
+    agent: LlmAgent, ctx: InvocationContext, item: Call
+) -> Observable[Any]:
+    tool = item.tool
+    tc = item.context
+    if tool is None:
+        known = ", ".join(sorted(agent.tools_by_name(ctx))) or "(none)"
+        return rx.just(
+            {"error": f"tool {item.call.name!r} does not exist; available tools: {known}"}
+        )
+    plugins = ctx.plugin_manager
+
+    def before() -> Observable[Any]:
+        thunks: list[Callable[[], Any]] = []
+        if plugins is not None:
+            thunks += plugins.thunks(
+                "before_tool_callback", tool=tool, tool_args=item.args, tool_context=tc
+            )
+        thunks += [_bind(cb, tool, item.args, tc) for cb in agent.before_tool_callback]
+        return first_result(thunks)
+
+    def run_tool() -> Observable[Any]:
+        if ctx.cancelled:
+            return rx.throw(StopError("invocation cancelled"))
+        try:  # run_tool is called at subscribe time already: no defer needed
+            obs = tool.run_async(args=item.args, tool_context=tc)
+        except Exception as exc:
+            obs = rx.throw(exc)
+        timeout = ctx.run_config.tool_timeout
+        if timeout is not None:
+            obs = obs.pipe(
+                ops.timeout(timeout, rx.throw(_ToolTimeout()), scheduler=ctx.timer_scheduler)
+            )
+        return obs.pipe(
+            ops.take(1),
+            ops.default_if_empty(None),
+            ops.map(lambda value: _jsonable(tool, value)),
+            ops.catch(lambda exc, _: on_error(exc)),
+        )
+
+    def on_error(exc: Exception) -> Observable[Any]:
+        if isinstance(exc, StopError):
+            return rx.throw(exc)
+        if isinstance(exc, _ToolTimeout):
+            return rx.just({"error": "timeout"})
+        thunks: list[Callable[[], Any]] = []
+        if plugins is not None:
+            thunks += plugins.thunks(
+                "on_tool_error_callback",
+                tool=tool,
+                tool_args=item.args,
+                tool_context=tc,
+                error=exc,
+            )
+        thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
+        return first_result(thunks).pipe(
+            ops.map(lambda value: _checked(tool, value)),
+            ops.default_if_empty({"error": _error_text(exc)}),
+        )
+
+    def plain_after(result: Any) -> Any:
+        if result is None and tool.is_long_running:
+            return NO_RESPONSE
+        return tool_result_dict(result)
+
+    def after(result: Any) -> Observable[Any]:
+        if result is None and tool.is_long_running:
+            return rx.just(NO_RESPONSE)
+        response = tool_result_dict(result)
+        thunks: list[Callable[[], Any]] = []
+        if plugins is not None:
+            thunks += plugins.thunks(
+                "after_tool_callback",
+                tool=tool,
+                tool_args=item.args,
+                tool_context=tc,
+                result=response,
+            )
+        thunks += [_bind(cb, tool, item.args, tc, response) for cb in agent.after_tool_callback]
+        return first_result(thunks).pipe(
+            ops.default_if_empty(response), ops.map(lambda value: _checked(tool, value))
+        )
+
+    has_before = bool(agent.before_tool_callback) or (
+        plugins is not None and plugins.has("before_tool_callback")
+    )
+    result = (
+        before().pipe(
+            ops.take(1),
+            ops.to_list(),
+            ops.flat_map(lambda found: rx.just(_checked(tool, found[0])) if found else run_tool()),
+        )
+        if has_before
+        else run_tool()  # _run_call itself runs at subscribe time
+    )
+    has_after = bool(agent.after_tool_callback) or (
+        plugins is not None and plugins.has("after_tool_callback")
+    )
+    return result.pipe(ops.flat_map(after) if has_after else ops.map(plain_after))
+
+
+def _checked(tool: BaseTool, response: Any) -> Any:
+    """A callback's result, or an error response when JSON cannot hold it."""
+    if response is NO_RESPONSE:
+        return response
+    try:
+        return _jsonable(tool, tool_result_dict(response))
+    except ToolResultError as exc:
+        return {"error": str(exc)}
+
+
+def _bind(cb: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+    def call() -> Any:
+        return cb(*args)
+
+    call.__adk_callback__ = cb  # type: ignore[attr-defined]
+    return call
