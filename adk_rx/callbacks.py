@@ -19,6 +19,7 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.errors import AdkRxError, CallbackError, ConfigurationError
+from adk_rx.rx import sync
 
 __all__ = ["as_callback_list", "first_result", "lift_result"]
 
@@ -94,13 +95,13 @@ def first_result(thunks: Sequence[Thunk]) -> Observable[Any]:
                 continue
             lifted = lift_result(result)
             if lifted is None:
-                return rx.just(result)
+                return sync.just(result)
             nxt = index + 1
 
             def after(value: Any, nxt: int = nxt) -> Observable[Any]:
                 if value is _EMPTY_MARK or value is None:
                     return run_from(nxt)
-                return rx.just(value)
+                return sync.just(value)
 
             def on_error(exc: Exception, _: Any, thunk: Thunk = thunk) -> Observable[Any]:
                 return rx.throw(_wrap(exc, thunk))
@@ -110,8 +111,8 @@ def first_result(thunks: Sequence[Thunk]) -> Observable[Any]:
                 ops.catch(on_error),
                 ops.flat_map(after),
             )
-        return rx.empty()
+        return sync.empty()
 
     if not thunks:
-        return rx.empty()
+        return sync.empty()
     return rx.defer(lambda _: run_from(0))

@@ -30,6 +30,7 @@ from adk_rx.flows.sequenced import concat_map_direct
 from adk_rx.invocation_records import OpenCalls, save_input_blobs
 from adk_rx.routing import agent_to_run
 from adk_rx.run_config import RunConfig
+from adk_rx.rx import sync
 from adk_rx.rx.schedulers import timer_scheduler
 from adk_rx.rx.sync import just
 from adk_rx.session_gates import Gate, SessionGates, SessionKey
@@ -72,7 +73,7 @@ class Invocation:
         self._gates: Any = None
         self._gate: Gate | None = None
         self.ctx: InvocationContext | None = None
-        self._inflight: Observable[Any] = rx.empty()
+        self._inflight: Observable[Any] = sync.empty()
         self._open_calls = OpenCalls()
         self._user_stored = False
         self._stage = 0
@@ -208,7 +209,7 @@ class Invocation:
         if not has_hook and not self.run_config.save_input_blobs_as_artifacts:
             self._store_user(self.message)
             return
-        message = rx.just(self.message)
+        message = sync.just(self.message)
         if has_hook:
             message = plugins.first(
                 "on_user_message_callback", invocation_context=ctx, user_message=self.message
@@ -285,11 +286,11 @@ class Invocation:
             self._status = "stopping"
         self._timer.dispose()
         ctx = self.ctx
-        cleanup: Observable[Any] = rx.empty()
+        cleanup: Observable[Any] = sync.empty()
         if ctx is not None and ctx.plugin_manager is not None:
             cleanup = ctx.plugin_manager.all(
                 "on_run_error_callback", invocation_context=ctx, error=error
-            ).pipe(ops.catch(lambda *_: rx.empty()))
+            ).pipe(ops.catch(lambda *_: sync.empty()))
         cleanup = cleanup.pipe(ops.concat(self._repair(f"error: {error}", None)))
 
         def done(*_: Any) -> None:
@@ -394,7 +395,7 @@ class Invocation:
         plugins = self.runner.plugin_manager
         if not plugins.has("on_event_callback"):
             return (event,) if event.partial else self._persist_direct(event)
-        stored = rx.just(event) if event.partial else self._persist(event)
+        stored = sync.just(event) if event.partial else self._persist(event)
         ctx = self.ctx
 
         def hook(e: Event) -> Observable[Event]:
@@ -416,7 +417,7 @@ class Invocation:
         def write(_: Any) -> Observable[Any]:
             ctx = self.ctx
             if ctx is None or not self._user_stored:
-                return rx.empty()
+                return sync.empty()
             events = self._open_calls.answers(ctx.invocation_id, reason)
             if code is not None:
                 events.append(
@@ -437,7 +438,7 @@ class Invocation:
 
         return self._inflight.pipe(
             ops.ignore_elements(),
-            ops.catch(lambda *_: rx.empty()),
+            ops.catch(lambda *_: sync.empty()),
             ops.concat(rx.defer(write)),
         )
 

@@ -13,6 +13,7 @@ from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.context import InvocationContext
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
+from adk_rx.rx import sync
 
 __all__ = ["OpenCalls", "save_input_blobs"]
 
@@ -102,6 +103,6 @@ def save_input_blobs(
         )
         parts[index] = types.Part(text=f"Uploaded file: {name}. It has been saved to the artifacts")
     if not saves:
-        return rx.just(content)
+        return sync.just(content)
     copy = content.model_copy(update={"parts": parts})
-    return rx.concat(*saves).pipe(ops.ignore_elements(), ops.concat(rx.just(copy)))
+    return rx.concat(*saves).pipe(ops.ignore_elements(), ops.concat(sync.just(copy)))

@@ -19,6 +19,7 @@ from reactivex import operators as ops
 
 from adk_rx.callbacks import first_result, lift_result
 from adk_rx.errors import AdkRxError, CallbackError, ConfigurationError
+from adk_rx.rx import sync
 
 if TYPE_CHECKING:
     from google.genai import types
@@ -172,7 +173,7 @@ class PluginManager:
         """Runs ``hook`` on every plugin in order (results ignored); an error stops the chain."""
         calls = self._by_hook[hook]
         if not calls:
-            return rx.empty()
+            return sync.empty()
 
         def one(fn: Callable[..., Any]) -> Observable[Any]:
             def run(_: Any) -> Observable[Any]:
@@ -184,7 +185,7 @@ class PluginManager:
                     raise CallbackError(
                         f"plugin hook {fn.__qualname__} raised {type(exc).__name__}: {exc}"
                     ) from exc
-                return rx.empty() if lifted is None else lifted.pipe(ops.ignore_elements())
+                return sync.empty() if lifted is None else lifted.pipe(ops.ignore_elements())
 
             return rx.defer(run)
 

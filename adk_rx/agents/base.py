@@ -21,6 +21,7 @@ from adk_rx.callbacks import as_callback_list, first_result
 from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.errors import CallbackError, InvalidAgentError
 from adk_rx.events import Event
+from adk_rx.rx import sync
 
 __all__ = ["AgentBuilder", "BaseAgent"]
 
@@ -184,9 +185,11 @@ class BaseAgent:
                     )
                 if which == "before":
                     ctx.end_invocation = True
-                return rx.just(self._callback_event(ctx, cc, content))
+                return sync.just(self._callback_event(ctx, cc, content))
             state_only = (
-                rx.just(self._callback_event(ctx, cc, None)) if cc.state.has_delta() else rx.empty()
+                sync.just(self._callback_event(ctx, cc, None))
+                if cc.state.has_delta()
+                else sync.empty()
             )
             return state_only if then is None else state_only.pipe(ops.concat(then))
 

@@ -13,6 +13,7 @@ from adk_rx.agents.base import BaseAgent
 from adk_rx.context import InvocationContext
 from adk_rx.errors import InvalidAgentError
 from adk_rx.events import Event
+from adk_rx.rx import sync
 
 __all__ = ["LoopAgent"]
 
@@ -61,7 +62,7 @@ class LoopAgent(BaseAgent):
 
     def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
         if not self.sub_agents or self.max_iterations == 0:
-            return rx.empty()
+            return sync.empty()
         one_round = rx.from_iterable(self.sub_agents).pipe(
             ops.concat_map(lambda agent: agent.run_async(ctx))
         )

@@ -23,6 +23,7 @@ from reactivex import operators as ops
 from adk_rx.callbacks import lift_result
 from adk_rx.context import ReadonlyContext
 from adk_rx.errors import InstructionError
+from adk_rx.rx import sync
 
 if TYPE_CHECKING:
     from adk_rx.context import InvocationContext
@@ -111,7 +112,7 @@ def resolve_instruction(
             result = instruction(ReadonlyContext(ctx))
             lifted = lift_result(result)
             return (
-                rx.just(result or "")
+                sync.just(result or "")
                 if lifted is None
                 else lifted.pipe(ops.map(lambda text: text or ""), ops.default_if_empty(""))
             )
@@ -120,7 +121,7 @@ def resolve_instruction(
     names = _artifact_names(instruction)
     if not names:
         return rx.defer(
-            lambda _: rx.just(inject_state(instruction, ctx.session.state, ctx.agent.name))
+            lambda _: sync.just(inject_state(instruction, ctx.session.state, ctx.agent.name))
         )
     return _with_artifacts(instruction, names, ctx)
 
@@ -130,7 +131,7 @@ def _with_artifacts(template: str, names: list[str], ctx: InvocationContext) -> 
 
     def load(filename: str) -> Observable[tuple[str, str | None]]:
         if service is None:
-            return rx.just((filename, None))
+            return sync.just((filename, None))
         return service.load_artifact(
             app_name=ctx.app_name,
             user_id=ctx.user_id,

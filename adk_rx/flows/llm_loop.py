@@ -31,6 +31,7 @@ from adk_rx.flows.sequenced import concat_map_direct
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.run_config import StreamingMode
+from adk_rx.rx import sync
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
@@ -151,7 +152,7 @@ def _one_step(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
 
     def call(_: Any) -> Observable[Event]:
         if ctx.end_invocation or ctx.cancelled:
-            return rx.empty()
+            return sync.empty()
         request = build_request_now(agent, ctx)
         if isinstance(request, LlmRequest):
             return _call_model(agent, ctx, request)
@@ -200,7 +201,7 @@ def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) ->
         responses = first_result(thunks).pipe(
             ops.map(_check_response("before_model_callback")),
             ops.to_list(),
-            ops.flat_map(lambda found: rx.just(found[0]) if found else call_model()),
+            ops.flat_map(lambda found: sync.just(found[0]) if found else call_model()),
         )
     else:
         responses = call_model()
@@ -254,7 +255,7 @@ def _on_model_error(
     return first_result(thunks).pipe(
         ops.map(_check_response("on_model_error_callback")),
         ops.to_list(),
-        ops.flat_map(lambda found: rx.just(found[0]) if found else rx.throw(error)),
+        ops.flat_map(lambda found: sync.just(found[0]) if found else rx.throw(error)),
     )
 
 
@@ -362,7 +363,7 @@ def _postprocess(
     calls = event.get_function_calls()
     if not calls and not event.actions.transfer_to_agent:
         return (event,)
-    events = rx.just(event)
+    events = sync.just(event)
     if calls:
         events = events.pipe(
             ops.concat(rx.defer(lambda _: handle_function_calls(agent, ctx, calls, tools)))
@@ -373,7 +374,7 @@ def _postprocess(
 def _maybe_transfer(agent: LlmAgent, ctx: InvocationContext, event: Event) -> Observable[Event]:
     target_name = event.actions.transfer_to_agent
     if not target_name or event.partial:
-        return rx.just(event)
+        return sync.just(event)
 
     def transfer(_: Any) -> Observable[Event]:
         target = agent.root_agent.find_agent(target_name)
@@ -385,10 +386,10 @@ def _maybe_transfer(agent: LlmAgent, ctx: InvocationContext, event: Event) -> Ob
                 )
             )
         if ctx.cancelled:
-            return rx.empty()
+            return sync.empty()
         return target.run_async(ctx)
 
-    return rx.just(event).pipe(ops.concat(rx.defer(transfer)))
+    return sync.just(event).pipe(ops.concat(rx.defer(transfer)))
 
 
 def tool_context_for_request(ctx: InvocationContext) -> ToolContext:

@@ -23,6 +23,7 @@ from reactivex.disposable import CompositeDisposable, SerialDisposable
 from adk_rx.callbacks import first_result
 from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.errors import AdkRxError, StopError
+from adk_rx.rx import sync
 from adk_rx.rx.sync import just as rx_just
 from adk_rx.tools.function import ToolResultError
 
@@ -196,7 +197,7 @@ def _run_call_with_callbacks(
     tc = item.context
     if tool is None:
         known = ", ".join(sorted(agent.tools_by_name(ctx))) or "(none)"
-        return rx.just(
+        return sync.just(
             {"error": f"tool {item.call.name!r} does not exist; available tools: {known}"}
         )
     plugins = ctx.plugin_manager
@@ -233,7 +234,7 @@ def _run_call_with_callbacks(
         if isinstance(exc, StopError):
             return rx.throw(exc)
         if isinstance(exc, _ToolTimeout):
-            return rx.just({"error": "timeout"})
+            return sync.just({"error": "timeout"})
         thunks: list[Callable[[], Any]] = []
         if plugins is not None:
             thunks += plugins.thunks(
@@ -256,7 +257,7 @@ def _run_call_with_callbacks(
 
     def after(result: Any) -> Observable[Any]:
         if result is None and tool.is_long_running:
-            return rx.just(NO_RESPONSE)
+            return sync.just(NO_RESPONSE)
         response = tool_result_dict(result)
         thunks: list[Callable[[], Any]] = []
         if plugins is not None:
@@ -279,7 +280,9 @@ def _run_call_with_callbacks(
         before().pipe(
             ops.take(1),
             ops.to_list(),
-            ops.flat_map(lambda found: rx.just(_checked(tool, found[0])) if found else run_tool()),
+            ops.flat_map(
+                lambda found: sync.just(_checked(tool, found[0])) if found else run_tool()
+            ),
         )
         if has_before
         else run_tool()  # _run_call itself runs at subscribe time

@@ -19,7 +19,7 @@ import reactivex as rx
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-__all__ = ["completable", "items", "just", "maybe", "single"]
+__all__ = ["completable", "empty", "items", "just", "maybe", "single"]
 
 T = TypeVar("T")
 
@@ -40,6 +40,19 @@ def single(fn: Callable[[], T]) -> Observable[T]:
         return _NOOP
 
     return rx.create(subscribe)
+
+
+def _complete(observer: abc.ObserverBase[Any], _: abc.SchedulerBase | None = None) -> Any:
+    observer.on_completed()
+    return _NOOP
+
+
+_EMPTY: Observable[Any] = rx.create(_complete)
+
+
+def empty() -> Observable[Any]:
+    """A cold, empty Observable that completes on the subscribing thread, no scheduling."""
+    return _EMPTY
 
 
 def just(value: T) -> Observable[T]:

@@ -9,6 +9,7 @@ import reactivex as rx
 from google.genai import types
 from reactivex import Observable
 
+from adk_rx.rx import sync
 from adk_rx.tools.base import BaseTool
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class TransferToAgentTool(BaseTool):
         if not isinstance(name, str) or not name:
             return rx.throw(ValueError("transfer_to_agent needs a non-empty 'agent_name'"))
         tool_context.actions.transfer_to_agent = name
-        return rx.just({})
+        return sync.just({})
 
 
 class ExitLoopTool(BaseTool):
@@ -74,7 +75,7 @@ class ExitLoopTool(BaseTool):
         """Escalates, so the loop stops after this event."""
         tool_context.actions.escalate = True
         tool_context.actions.skip_summarization = True
-        return rx.just({})
+        return sync.just({})
 
 
 transfer_to_agent = TransferToAgentTool()

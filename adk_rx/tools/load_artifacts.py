@@ -26,6 +26,7 @@ from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
+from adk_rx.rx import sync
 from adk_rx.tools.base import BaseTool
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ class LoadArtifactsTool(BaseTool):
         names = args.get("artifact_names")
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             return rx.throw(ValueError("load_artifacts needs 'artifact_names': a list of strings"))
-        return rx.just({"artifact_names": list(names)})
+        return sync.just({"artifact_names": list(names)})
 
     def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
@@ -131,7 +132,7 @@ class LoadArtifactsTool(BaseTool):
 
         def listed(names: list[str]) -> Observable[None]:
             if not names:
-                return rx.empty()
+                return sync.empty()
             llm_request.append_instructions(
                 [
                     f"You have a list of artifacts:\n  {json.dumps(names)}\n\nWhen the user asks "
@@ -147,7 +148,7 @@ class LoadArtifactsTool(BaseTool):
     def _attach(self, tool_context: ToolContext, llm_request: LlmRequest) -> Observable[None]:
         names = _requested_names(llm_request, self.name)
         if not names:
-            return rx.empty()
+            return sync.empty()
 
         def load(name: str) -> Observable[list[types.Part]]:
             return tool_context.load_artifact(name).pipe(
@@ -159,7 +160,7 @@ class LoadArtifactsTool(BaseTool):
                 ),
                 ops.default_if_empty([types.Part(text=f"Artifact {name} was not found.")]),
                 ops.catch(
-                    lambda exc, _: rx.just(
+                    lambda exc, _: sync.just(
                         [types.Part(text=f"Artifact {name} could not be loaded: {exc}")]
                     )
                 ),
@@ -168,7 +169,7 @@ class LoadArtifactsTool(BaseTool):
         def append(loaded: list[list[types.Part]]) -> Observable[None]:
             parts = [part for pair in loaded for part in pair]
             llm_request.contents.append(types.Content(role="user", parts=parts))
-            return rx.empty()
+            return sync.empty()
 
         return rx.concat(*(load(n) for n in names)).pipe(ops.to_list(), ops.flat_map(append))
 
