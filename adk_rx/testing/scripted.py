@@ -101,6 +101,13 @@ class ScriptedLlm(BaseLlm):
                     )
                 )
                 return None
+            if isinstance(item, list):  # the common case: emit here, no inner subscription
+                for response in item:
+                    if getattr(observer, "is_stopped", False):
+                        return None
+                    observer.on_next(response)
+                observer.on_completed()
+                return None
             return _play(item, llm_request).subscribe(observer, scheduler=scheduler)
 
         return rx.create(subscribe)
