@@ -374,21 +374,16 @@ class Invocation:
     def _persist_direct(self, event: Event) -> Observable[Event] | tuple[Event]:
         """Starts the append now; the stored event itself when the store answered at once."""
         assert self.ctx is not None
-        done: AsyncSubject[Event] = AsyncSubject()
-        self._inflight = done
-        result: list[Event] = []
-
-        def stored(value: Event) -> None:
-            self._track(value)
-            result.append(value)
-            done.on_next(value)
-
+        append = _Append(self._track)
         self.runner.session_service.append_event(self.ctx.session, event).subscribe(
-            stored, done.on_error, done.on_completed
+            append.on_next, append.on_error, append.on_completed
         )
-        if result and done.is_stopped and done.exception is None:
-            return (result[0],)  # an in-memory store: no inner subscription needed
-        return done
+        stored = append.result_now()
+        if stored is not None:
+            self._inflight = sync.empty()
+            return (stored,)  # an in-memory store: no subject, no inner subscription
+        self._inflight = append.subject
+        return append.subject
 
     def _persist_and_hook(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
         """Called in order, when the previous event is stored and emitted."""
@@ -445,3 +440,64 @@ class Invocation:
     def _save_blobs(self, content: types.Content) -> Observable[types.Content]:
         assert self.ctx is not None
         return save_input_blobs(self.runner.artifact_service, self.ctx, content)
+
+
+class _Append:
+    """One append's outcome: read at once when the store answered synchronously, or through
+    a subject (created only then) that also tells a stop when the append is over."""
+
+    __slots__ = ("_done", "_error", "_lock", "_subject", "_track", "_value")
+
+    def __init__(self, track: Callable[[Event], None]) -> None:
+        self._lock = threading.Lock()
+        self._track = track
+        self._value: Event | None = None
+        self._error: Exception | None = None
+        self._done = False
+        self._subject: AsyncSubject[Event] | None = None
+
+    def on_next(self, value: Event) -> None:
+        self._track(value)
+        with self._lock:
+            self._value = value
+            subject = self._subject
+        if subject is not None:
+            subject.on_next(value)
+
+    def on_error(self, error: Exception) -> None:
+        with self._lock:
+            self._error, self._done = error, True
+            subject = self._subject
+        if subject is not None:
+            subject.on_error(error)
+
+    def on_completed(self) -> None:
+        with self._lock:
+            self._done = True
+            subject = self._subject
+        if subject is not None:
+            subject.on_completed()
+
+    def result_now(self) -> Event | None:
+        """The stored event, if the append already succeeded."""
+        with self._lock:
+            if self._done and self._error is None and self._value is not None:
+                return self._value
+            return None
+
+    @property
+    def subject(self) -> AsyncSubject[Event]:
+        """A subject replaying the outcome, whether it happened already or happens later."""
+        with self._lock:
+            if self._subject is None:
+                # Nobody observes the new subject yet, so replaying under the lock runs no
+                # observer code, and the callbacks above cannot slip in between.
+                subject: AsyncSubject[Event] = AsyncSubject()
+                if self._value is not None:
+                    subject.on_next(self._value)
+                if self._error is not None:
+                    subject.on_error(self._error)
+                elif self._done:
+                    subject.on_completed()
+                self._subject = subject
+            return self._subject
