@@ -33,6 +33,7 @@ from adk_rx.invocation import Invocation
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.plugins import BasePlugin, PluginManager
 from adk_rx.run_config import RunConfig
+from adk_rx.rx.awaitable import AwaitableObservable
 from adk_rx.session_gates import SessionGates
 from adk_rx.sessions.base import BaseSessionService
 
@@ -140,7 +141,7 @@ class Runner:
             )
             return invocation.start(self._gates)
 
-        return Observable(subscribe)
+        return AwaitableObservable(subscribe)
 
     def run(
         self,
@@ -206,7 +207,7 @@ class Runner:
             self._gates.when_idle((self.app_name, user_id, session_id), observer.on_completed)
             return Disposable()
 
-        return Observable(subscribe)
+        return AwaitableObservable(subscribe)
 
     def close(self) -> None:
         """Closes the plugins."""

@@ -7,10 +7,10 @@ import threading
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from typing import TypeAlias, TypeVar, Union, cast
 
-import reactivex as rx
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
+from adk_rx.rx.awaitable import AwaitableObservable
 from adk_rx.rx.schedulers import runtime_loop
 
 __all__ = ["AsyncSource", "from_async"]
@@ -136,4 +136,4 @@ def from_async(factory: Callable[[], AsyncSource[T]]) -> Observable[T]:
             loop.call_soon_threadsafe(start)
         return Disposable(dispose)
 
-    return rx.create(subscribe)
+    return AwaitableObservable(subscribe)

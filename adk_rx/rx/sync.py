@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import reactivex as rx
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
+
+from adk_rx.rx.awaitable import AwaitableObservable
 
 __all__ = ["completable", "empty", "items", "just", "maybe", "single"]
 
@@ -39,7 +40,7 @@ def single(fn: Callable[[], T]) -> Observable[T]:
         observer.on_completed()
         return _NOOP
 
-    return rx.create(subscribe)
+    return AwaitableObservable(subscribe)
 
 
 def _complete(observer: abc.ObserverBase[Any], _: abc.SchedulerBase | None = None) -> Any:
@@ -47,7 +48,7 @@ def _complete(observer: abc.ObserverBase[Any], _: abc.SchedulerBase | None = Non
     return _NOOP
 
 
-_EMPTY: Observable[Any] = rx.create(_complete)
+_EMPTY: Observable[Any] = AwaitableObservable(_complete)
 
 
 def empty() -> Observable[Any]:
@@ -63,7 +64,7 @@ def just(value: T) -> Observable[T]:
         observer.on_completed()
         return _NOOP
 
-    return rx.create(subscribe)
+    return AwaitableObservable(subscribe)
 
 
 def items(values: list[T] | tuple[T, ...]) -> Observable[T]:
@@ -80,7 +81,7 @@ def items(values: list[T] | tuple[T, ...]) -> Observable[T]:
         observer.on_completed()
         return _NOOP
 
-    return rx.create(subscribe)
+    return AwaitableObservable(subscribe)
 
 
 def maybe(fn: Callable[[], T | None]) -> Observable[T]:
@@ -97,7 +98,7 @@ def maybe(fn: Callable[[], T | None]) -> Observable[T]:
         observer.on_completed()
         return _NOOP
 
-    return rx.create(subscribe)
+    return AwaitableObservable(subscribe)
 
 
 def completable(fn: Callable[[], object]) -> Observable[None]:
@@ -112,4 +113,4 @@ def completable(fn: Callable[[], object]) -> Observable[None]:
         observer.on_completed()
         return _NOOP
 
-    return rx.create(subscribe)
+    return AwaitableObservable(subscribe)

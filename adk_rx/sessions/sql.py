@@ -29,6 +29,7 @@ from reactivex import operators as ops
 from adk_rx.errors import SessionExistsError, SessionNotFoundError
 from adk_rx.events import Event
 from adk_rx.rx import from_blocking
+from adk_rx.rx.awaitable import awaitable
 from adk_rx.sessions import sql_schema as schema
 from adk_rx.sessions import sql_statements as sql
 from adk_rx.sessions.base import (
@@ -378,8 +379,8 @@ def _create_tables(conn: sa.Connection) -> None:
 
 
 def _maybe(source: Observable[Session | None]) -> Observable[Session]:
-    return source.pipe(ops.filter(lambda s: s is not None))  # type: ignore[return-value]
+    return awaitable(source.pipe(ops.filter(lambda s: s is not None)))  # type: ignore[arg-type]
 
 
 def _completable(source: Observable[None]) -> Observable[None]:
-    return source.pipe(ops.ignore_elements())
+    return awaitable(source.pipe(ops.ignore_elements()))

@@ -1,0 +1,76 @@
+"""Observables that can be awaited from asyncio whatever thread they complete on.
+
+``await observable`` in stock RxPY resolves an asyncio future from the thread that completes
+the stream; when that is a worker thread (a SQL store, a sync tool), the loop is not woken
+and the ``await`` stalls. adk_rx's public methods return :class:`AwaitableObservable`, whose
+``await``:
+
+* hands the result to the awaiting loop with ``call_soon_threadsafe`` when it arrives on
+  another thread;
+* yields the last item, or ``None`` when the stream completes empty (a Maybe that found
+  nothing, a Completable);
+* disposes the subscription when the awaiting task is cancelled.
+
+    await single:        --x|   ->  x
+    await maybe / empty: --|    ->  None
+    await failing:       --#e   ->  raises e
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Generator
+from typing import Any, TypeVar
+
+from reactivex import Observable, abc
+
+__all__ = ["AwaitableObservable", "awaitable"]
+
+T = TypeVar("T")
+
+
+class AwaitableObservable(Observable[T]):
+    """An Observable whose ``await`` is safe across threads and yields None when empty."""
+
+    def __await__(self) -> Generator[Any, None, T]:
+        loop = asyncio.get_running_loop()
+        loop_thread = threading.get_ident()
+        future: asyncio.Future[Any] = loop.create_future()
+        last: list[Any] = [None]
+
+        def settle(error: BaseException | None) -> None:
+            if future.done():
+                return
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(last[0])
+
+        def deliver(error: BaseException | None) -> None:
+            if threading.get_ident() == loop_thread:
+                settle(error)
+            else:
+                loop.call_soon_threadsafe(settle, error)
+
+        def on_next(value: Any) -> None:
+            last[0] = value
+
+        subscription = self.subscribe(on_next, deliver, lambda: deliver(None))
+        try:
+            return (yield from future.__await__())
+        finally:
+            subscription.dispose()
+
+
+def awaitable(source: Observable[T]) -> AwaitableObservable[T]:
+    """``source`` as an :class:`AwaitableObservable` (the same stream, one more layer)."""
+    if isinstance(source, AwaitableObservable):
+        return source
+
+    def subscribe(
+        observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        return source.subscribe(observer, scheduler=scheduler)
+
+    return AwaitableObservable(subscribe)
