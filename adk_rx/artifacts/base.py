@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Any
 
 from google.genai import types
 from reactivex import Observable
+
+from adk_rx.rx.awaitable import awaitable_results
 
 __all__ = ["USER_PREFIX", "BaseArtifactService"]
 
@@ -18,6 +21,20 @@ class BaseArtifactService(ABC):
 
     Every method takes keyword arguments and returns a cold Observable.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Every implementation's results can be awaited from asyncio (see adk_rx.rx.awaitable).
+        awaitable_results(
+            cls,
+            (
+                "save_artifact",
+                "load_artifact",
+                "list_artifact_keys",
+                "list_versions",
+                "delete_artifact",
+            ),
+        )
 
     @abstractmethod
     def save_artifact(

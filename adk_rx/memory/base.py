@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Any
 
 from google.genai import types
 from reactivex import Observable
 
+from adk_rx.rx.awaitable import awaitable_results
 from adk_rx.sessions.session import Session
 
 __all__ = ["BaseMemoryService", "MemoryEntry", "SearchMemoryResponse"]
@@ -37,6 +39,11 @@ class SearchMemoryResponse:
 
 class BaseMemoryService(ABC):
     """Long-term memory across sessions, scoped to an app and a user."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Every implementation's results can be awaited from asyncio (see adk_rx.rx.awaitable).
+        awaitable_results(cls, ("add_session_to_memory", "search_memory"))
 
     @abstractmethod
     def add_session_to_memory(self, session: Session) -> Observable[None]:

@@ -19,13 +19,14 @@ and the ``await`` stalls. adk_rx's public methods return :class:`AwaitableObserv
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections.abc import Generator
 from typing import Any, TypeVar
 
 from reactivex import Observable, abc
 
-__all__ = ["AwaitableObservable", "awaitable"]
+__all__ = ["AwaitableObservable", "awaitable", "awaitable_results"]
 
 T = TypeVar("T")
 
@@ -74,3 +75,23 @@ def awaitable(source: Observable[T]) -> AwaitableObservable[T]:
         return source.subscribe(observer, scheduler=scheduler)
 
     return AwaitableObservable(subscribe)
+
+
+def awaitable_results(cls: type, names: tuple[str, ...]) -> None:
+    """Makes the methods ``names`` that ``cls`` defines return :class:`AwaitableObservable`.
+
+    Called from a seam's ``__init_subclass__``, so every implementation of a service (ours or
+    a user's) can be awaited from asyncio, whatever thread completes it.
+    """
+    for name in names:
+        method = cls.__dict__.get(name)
+        if method is None or getattr(method, "__adk_awaitable__", False):
+            continue
+
+        def wrapper(*args: Any, __method: Any = method, **kwargs: Any) -> Any:
+            result = __method(*args, **kwargs)
+            return awaitable(result) if isinstance(result, Observable) else result
+
+        functools.update_wrapper(wrapper, method)
+        wrapper.__adk_awaitable__ = True  # type: ignore[attr-defined]
+        setattr(cls, name, wrapper)

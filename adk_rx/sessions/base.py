@@ -12,6 +12,7 @@ from reactivex.disposable import Disposable
 
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
+from adk_rx.rx.awaitable import awaitable_results
 from adk_rx.rx.sync import single
 from adk_rx.sessions.session import GetSessionConfig, ListSessionsResponse, Session
 from adk_rx.state import State
@@ -32,6 +33,21 @@ class BaseSessionService(ABC):
     brings the given ``session`` view up to date. A partial event is neither stored nor
     applied.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Every implementation's results can be awaited from asyncio (see adk_rx.rx.awaitable).
+        awaitable_results(
+            cls,
+            (
+                "create_session",
+                "get_session",
+                "list_sessions",
+                "delete_session",
+                "append_event",
+                "lock_session",
+            ),
+        )
 
     @abstractmethod
     def create_session(

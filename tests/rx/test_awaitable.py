@@ -93,3 +93,35 @@ def test_awaiting_a_sql_store_and_a_run_with_a_sync_tool_inside_asyncio(tmp_path
     assert text == "3"
     assert stored_events == 0
     assert missing is None
+
+
+def test_every_store_implementation_returns_awaitable_results(tmp_path) -> None:
+    """A service written by a user gets the same await, through the seam's base class."""
+    from reactivex import operators as ops
+
+    from adk_rx import FileArtifactService
+    from adk_rx.memory.base import BaseMemoryService, SearchMemoryResponse
+
+    class Memory(BaseMemoryService):
+        def add_session_to_memory(self, session):  # type: ignore[no-untyped-def]
+            return from_blocking(lambda: None).pipe(ops.ignore_elements())
+
+        def search_memory(self, *, app_name, user_id, query):  # type: ignore[no-untyped-def]
+            return from_blocking(SearchMemoryResponse).pipe(ops.map(lambda r: r))
+
+    files = FileArtifactService(tmp_path)
+
+    async def main() -> list[object]:
+        memory = Memory()
+        return [
+            await asyncio.wait_for(memory.add_session_to_memory(None), 5),
+            await asyncio.wait_for(memory.search_memory(app_name="a", user_id="u", query="q"), 5),
+            await asyncio.wait_for(
+                files.load_artifact(app_name="a", user_id="u", session_id="s", filename="x"), 5
+            ),
+        ]
+
+    added, found, missing = asyncio.run(main())
+    assert added is None
+    assert found == SearchMemoryResponse()
+    assert missing is None
