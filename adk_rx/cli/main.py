@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -69,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs ``adk-rx``; returns the process exit code (130 after Ctrl-C)."""
+    if hasattr(signal, "SIGPIPE"):
+        # Like other Unix tools: a reader that goes away (``adk-rx run ... | head``) ends
+        # the process quietly instead of surfacing as a failed turn.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         return _dispatch(argv)
     except KeyboardInterrupt:  # outside a turn (a turn handles its own): just leave
