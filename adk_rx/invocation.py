@@ -17,7 +17,6 @@ from google.genai import types
 from reactivex import Observable, abc
 from reactivex import operators as ops
 from reactivex.disposable import Disposable, SerialDisposable
-from reactivex.subject import AsyncSubject
 
 from adk_rx.context import InvocationContext
 from adk_rx.errors import (
@@ -27,7 +26,7 @@ from adk_rx.errors import (
 )
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.flows.sequenced import concat_map_direct
-from adk_rx.invocation_records import OpenCalls, save_input_blobs
+from adk_rx.invocation_records import OpenCalls, PendingAppend, save_input_blobs
 from adk_rx.routing import agent_to_run
 from adk_rx.run_config import RunConfig
 from adk_rx.rx import sync
@@ -374,7 +373,7 @@ class Invocation:
     def _persist_direct(self, event: Event) -> Observable[Event] | tuple[Event]:
         """Starts the append now; the stored event itself when the store answered at once."""
         assert self.ctx is not None
-        append = _Append(self._track)
+        append = PendingAppend(self._track)
         self.runner.session_service.append_event(self.ctx.session, event).subscribe(
             append.on_next, append.on_error, append.on_completed
         )
@@ -440,64 +439,3 @@ class Invocation:
     def _save_blobs(self, content: types.Content) -> Observable[types.Content]:
         assert self.ctx is not None
         return save_input_blobs(self.runner.artifact_service, self.ctx, content)
-
-
-class _Append:
-    """One append's outcome: read at once when the store answered synchronously, or through
-    a subject (created only then) that also tells a stop when the append is over."""
-
-    __slots__ = ("_done", "_error", "_lock", "_subject", "_track", "_value")
-
-    def __init__(self, track: Callable[[Event], None]) -> None:
-        self._lock = threading.Lock()
-        self._track = track
-        self._value: Event | None = None
-        self._error: Exception | None = None
-        self._done = False
-        self._subject: AsyncSubject[Event] | None = None
-
-    def on_next(self, value: Event) -> None:
-        self._track(value)
-        with self._lock:
-            self._value = value
-            subject = self._subject
-        if subject is not None:
-            subject.on_next(value)
-
-    def on_error(self, error: Exception) -> None:
-        with self._lock:
-            self._error, self._done = error, True
-            subject = self._subject
-        if subject is not None:
-            subject.on_error(error)
-
-    def on_completed(self) -> None:
-        with self._lock:
-            self._done = True
-            subject = self._subject
-        if subject is not None:
-            subject.on_completed()
-
-    def result_now(self) -> Event | None:
-        """The stored event, if the append already succeeded."""
-        with self._lock:
-            if self._done and self._error is None and self._value is not None:
-                return self._value
-            return None
-
-    @property
-    def subject(self) -> AsyncSubject[Event]:
-        """A subject replaying the outcome, whether it happened already or happens later."""
-        with self._lock:
-            if self._subject is None:
-                # Nobody observes the new subject yet, so replaying under the lock runs no
-                # observer code, and the callbacks above cannot slip in between.
-                subject: AsyncSubject[Event] = AsyncSubject()
-                if self._value is not None:
-                    subject.on_next(self._value)
-                if self._error is not None:
-                    subject.on_error(self._error)
-                elif self._done:
-                    subject.on_completed()
-                self._subject = subject
-            return self._subject
