@@ -159,7 +159,8 @@ class Invocation:
                 self._fail(exc)
 
         try:
-            subscription = build().subscribe(on_next or keep, self._fail, completed)
+            # Each stage runs inside the Runner's guarded subscription: no extra wrapper.
+            subscription = sync.subscribe_inner(build(), on_next or keep, self._fail, completed)
         except Exception as exc:
             self._fail(exc)
             return

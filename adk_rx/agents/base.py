@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import reactivex as rx
 from google.genai import types
-from reactivex import Observable
+from reactivex import Observable, abc
 from reactivex import operators as ops
 
 from adk_rx.callbacks import as_callback_list, first_result
@@ -135,14 +135,17 @@ class BaseAgent:
     def run_async(self, parent_context: InvocationContext) -> Observable[Event]:
         """Runs the agent; a cold Observable of its events."""
 
-        def start(_: Any) -> Observable[Event]:
+        def subscribe(
+            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
             branch = parent_context.branch
             if branch:
                 branch = f"{branch}.{self.name}"
             ctx = parent_context.copy(agent=self, branch=branch)
-            return self._run_with_callbacks(ctx)
+            # A defer whose observer is already guarded by this Observable's subscribe.
+            return sync.forward(self._run_with_callbacks(ctx), observer, scheduler)
 
-        return rx.defer(start)
+        return Observable(subscribe)
 
     def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
         """The agent's own behaviour; subclasses return a cold Observable of events."""

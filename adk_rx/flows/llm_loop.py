@@ -113,8 +113,9 @@ class _Steps:
                 if later:
                     self._next()
 
-            self.current.disposable = step.subscribe(
-                self.on_next, self.observer.on_error, completed, scheduler=self.scheduler
+            # Inside this loop's own (guarded) subscription: no extra wrapper per step.
+            self.current.disposable = sync.subscribe_inner(
+                step, self.on_next, self.observer.on_error, completed, self.scheduler
             )
             with self.lock:
                 state[1] = True

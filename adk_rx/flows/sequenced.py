@@ -25,6 +25,8 @@ from typing import Any, Generic, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SerialDisposable, SingleAssignmentDisposable
 
+from adk_rx.rx import sync
+
 __all__ = ["concat_map_direct"]
 
 T = TypeVar("T")
@@ -125,8 +127,8 @@ class _Sink(Generic[T, R]):
             if resume:
                 self._resume()
 
-        subscription = inner.subscribe(
-            self._observer.on_next, self._fail, completed, scheduler=self._scheduler
+        subscription = sync.subscribe_inner(
+            inner, self._observer.on_next, self._fail, completed, self._scheduler
         )
         self._inner.disposable = subscription
         with self._lock:
@@ -190,8 +192,9 @@ def concat_map_direct(
             observer: abc.ObserverBase[R], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             sink: _Sink[T, R] = _Sink(observer, mapper, on_arrival, scheduler)
-            sink.upstream.disposable = source.subscribe(
-                sink.on_next, sink.on_error, sink.on_completed, scheduler=scheduler
+            # Inside this operator's guarded subscribe: the upstream needs no wrapper layer.
+            sink.upstream.disposable = sync.subscribe_inner(
+                source, sink.on_next, sink.on_error, sink.on_completed, scheduler
             )
             return CompositeDisposable(sink.upstream, _Disposer(sink))
 

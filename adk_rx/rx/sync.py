@@ -13,14 +13,23 @@ functions). Blocking work belongs on the I/O scheduler (:func:`adk_rx.rx.from_bl
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
 from adk_rx.rx.awaitable import AwaitableObservable
 
-__all__ = ["completable", "empty", "items", "just", "maybe", "single"]
+__all__ = [
+    "completable",
+    "empty",
+    "forward",
+    "items",
+    "just",
+    "maybe",
+    "single",
+    "subscribe_inner",
+]
 
 T = TypeVar("T")
 
@@ -114,3 +123,96 @@ def completable(fn: Callable[[], object]) -> Observable[None]:
         return _NOOP
 
     return AwaitableObservable(subscribe)
+
+
+class _Inner:
+    """A plain observer for an inner stage: callbacks, a stop flag, and (like RxPY's
+    auto-detach) disposal of the source once it terminated, so operators such as
+    ``take_while`` that rely on that stop their upstream."""
+
+    __slots__ = ("_on_completed", "_on_error", "_on_next", "stopped", "subscription")
+
+    def __init__(self, on_next: Any, on_error: Any, on_completed: Any) -> None:
+        self._on_next = on_next
+        self._on_error = on_error
+        self._on_completed = on_completed
+        self.stopped = False
+        self.subscription: abc.DisposableBase | None = None
+
+    def on_next(self, value: Any) -> None:
+        if not self.stopped:
+            self._on_next(value)
+
+    def on_error(self, error: Exception) -> None:
+        if not self.stopped:
+            self.stopped = True
+            try:
+                self._on_error(error)
+            finally:
+                self.dispose()
+
+    def on_completed(self) -> None:
+        if not self.stopped:
+            self.stopped = True
+            try:
+                self._on_completed()
+            finally:
+                self.dispose()
+
+    def dispose(self) -> None:
+        self.stopped = True
+        subscription, self.subscription = self.subscription, None
+        if subscription is not None:
+            subscription.dispose()
+
+
+class _InnerSubscription(abc.DisposableBase):
+    """Disposing stops the callbacks at once (late items are dropped) and the source."""
+
+    __slots__ = ("_observer",)
+
+    def __init__(self, observer: _Inner) -> None:
+        self._observer = observer
+
+    def dispose(self) -> None:
+        self._observer.dispose()
+
+
+def subscribe_inner(
+    source: Observable[T],
+    on_next: Any,
+    on_error: Any,
+    on_completed: Any,
+    scheduler: abc.SchedulerBase | None = None,
+) -> abc.DisposableBase:
+    """Subscribes an inner stage of a running subscription, without another wrapper layer.
+
+    ``Observable.subscribe`` wraps every observer (auto-detach, trampoline check), which
+    costs several microseconds per layer; a stage that runs inside a subscription that was
+    already set up that way needs none of it. Exceptions raised while subscribing propagate
+    to the caller (which is itself inside a guarded ``subscribe``).
+    """
+    observer = _Inner(on_next, on_error, on_completed)
+    inner = source._subscribe_core(  # pyright: ignore[reportPrivateUsage]
+        cast(abc.ObserverBase[T], observer), scheduler
+    )
+    if inner is None:  # a subscribe function may return nothing, or a bare callable
+        inner = _NOOP
+    elif not isinstance(inner, abc.DisposableBase):
+        inner = Disposable(inner)
+    if observer.stopped:
+        inner.dispose()  # terminated while subscribing: release the source now
+    else:
+        observer.subscription = inner
+    return _InnerSubscription(observer)
+
+
+def forward(
+    source: Observable[T], observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
+) -> abc.DisposableBase:
+    """Subscribes ``observer`` (already guarded by an outer ``subscribe``) to ``source`` directly.
+
+    For defer-like wrappers that build an Observable at subscribe time and hand it the same
+    observer.
+    """
+    return source._subscribe_core(observer, scheduler)  # pyright: ignore[reportPrivateUsage]

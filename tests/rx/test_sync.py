@@ -1,0 +1,75 @@
+"""Scheduler-free Singles, Maybes and inner-stage subscriptions."""
+
+from __future__ import annotations
+
+import reactivex as rx
+from reactivex import operators as ops
+from reactivex.disposable import Disposable
+
+from adk_rx.rx.sync import completable, empty, items, just, maybe, single, subscribe_inner
+
+
+def _collect(source: rx.Observable[object]) -> list[object]:
+    got: list[object] = []
+    source.subscribe(got.append, lambda e: got.append(("error", str(e))), lambda: got.append("|"))
+    return got
+
+
+def test_the_helpers_emit_on_the_subscribing_thread_at_subscribe_time() -> None:
+    assert _collect(just(1)) == [1, "|"]
+    assert _collect(single(lambda: 2)) == [2, "|"]
+    assert _collect(maybe(lambda: None)) == ["|"]
+    assert _collect(completable(lambda: None)) == ["|"]
+    assert _collect(empty()) == ["|"]
+    assert _collect(items([1, 2, 3])) == [1, 2, 3, "|"]
+
+
+def test_an_exception_in_the_callable_becomes_on_error() -> None:
+    def boom() -> int:
+        raise ValueError("boom")
+
+    assert _collect(single(boom)) == [("error", "boom")]
+
+
+def test_items_stop_once_the_subscriber_disposes_from_inside_on_next() -> None:
+    got = _collect(items(list(range(100))).pipe(ops.take(3)))
+    assert got == [0, 1, 2, "|"]
+
+
+def test_an_inner_subscription_releases_its_source_when_the_source_completes() -> None:
+    disposed: list[str] = []
+
+    def source(observer: object, scheduler: object = None) -> Disposable:
+        observer.on_next(1)  # type: ignore[attr-defined]
+        observer.on_completed()  # type: ignore[attr-defined]
+        return Disposable(lambda: disposed.append("source"))
+
+    got: list[object] = []
+    subscribe_inner(rx.Observable(source), got.append, got.append, lambda: got.append("|"))
+    assert got == [1, "|"]
+    assert disposed == ["source"]  # like auto-detach: take_while & co. rely on it
+
+
+def test_disposing_an_inner_subscription_drops_late_items_and_disposes_the_source() -> None:
+    observers: list[object] = []
+    disposed: list[str] = []
+
+    def source(observer: object, scheduler: object = None) -> Disposable:
+        observers.append(observer)
+        return Disposable(lambda: disposed.append("source"))
+
+    got: list[object] = []
+    subscription = subscribe_inner(rx.Observable(source), got.append, got.append, got.append)
+    subscription.dispose()
+    observers[0].on_next("late")  # type: ignore[attr-defined]
+    assert got == []
+    assert disposed == ["source"]
+
+
+def test_a_subscribe_function_that_returns_nothing_is_accepted() -> None:
+    def source(observer: object, scheduler: object = None) -> None:
+        observer.on_completed()  # type: ignore[attr-defined]
+
+    done: list[str] = []
+    subscribe_inner(rx.Observable(source), print, print, lambda: done.append("|")).dispose()
+    assert done == ["|"]
