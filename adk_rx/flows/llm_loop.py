@@ -180,7 +180,7 @@ def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) ->
         except Exception as exc:
             responses = rx.throw(exc)
         responses = responses.pipe(
-            ops.catch(lambda exc, _: _on_model_error(agent, ctx, cc, request, exc))
+            sync.resume_on_error(lambda exc: _on_model_error(agent, ctx, cc, request, exc))
         )
         has_after = bool(agent.after_model_callback) or (
             plugins is not None and plugins.has("after_model_callback")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from reactivex import Observable, abc
-from reactivex.disposable import Disposable
+from reactivex.disposable import Disposable, SerialDisposable
 
 from adk_rx.rx.awaitable import AwaitableObservable
 
@@ -27,6 +27,7 @@ __all__ = [
     "items",
     "just",
     "maybe",
+    "resume_on_error",
     "single",
     "subscribe_inner",
 ]
@@ -216,3 +217,45 @@ def forward(
     observer.
     """
     return source._subscribe_core(observer, scheduler)  # pyright: ignore[reportPrivateUsage]
+
+
+def resume_on_error(
+    handler: Callable[[Exception], Observable[T]],
+) -> Callable[[Observable[T]], Observable[T]]:
+    """``catch`` for inner stages: on error, continue with ``handler(error)``'s Observable.
+
+        source:                  --a--#e
+        handler(e) = --b|
+        resume_on_error(h):      --a----b|
+
+    Same as ``ops.catch(lambda e, _: handler(e))`` with one wrapper layer less per stage.
+    """
+
+    def operator(source: Observable[T]) -> Observable[T]:
+        def subscribe(
+            observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            current = SerialDisposable()
+
+            def on_error(error: Exception) -> None:
+                try:
+                    fallback = handler(error)
+                except Exception as exc:
+                    observer.on_error(exc)
+                    return
+                current.disposable = subscribe_inner(
+                    fallback,
+                    observer.on_next,
+                    observer.on_error,
+                    observer.on_completed,
+                    scheduler,
+                )
+
+            current.disposable = subscribe_inner(
+                source, observer.on_next, on_error, observer.on_completed, scheduler
+            )
+            return current
+
+        return Observable(subscribe)
+
+    return operator

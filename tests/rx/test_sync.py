@@ -73,3 +73,21 @@ def test_a_subscribe_function_that_returns_nothing_is_accepted() -> None:
     done: list[str] = []
     subscribe_inner(rx.Observable(source), print, print, lambda: done.append("|")).dispose()
     assert done == ["|"]
+
+
+def test_resume_on_error_continues_with_the_handlers_stream() -> None:
+    from adk_rx.rx.sync import resume_on_error
+
+    failing = rx.concat(just(1), rx.throw(ValueError("e")))
+    got = _collect(failing.pipe(resume_on_error(lambda exc: items([str(exc), 2]))))
+    assert got == [1, "e", 2, "|"]
+
+
+def test_resume_on_error_reports_a_handler_that_raises() -> None:
+    from adk_rx.rx.sync import resume_on_error
+
+    def handler(exc: Exception) -> rx.Observable[object]:
+        raise RuntimeError("handler broke")
+
+    got = _collect(rx.throw(ValueError("e")).pipe(resume_on_error(handler)))
+    assert got == [("error", "handler broke")]
