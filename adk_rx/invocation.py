@@ -17,6 +17,7 @@ from google.genai import types
 from reactivex import Observable, abc
 from reactivex import operators as ops
 from reactivex.disposable import Disposable, SerialDisposable
+from reactivex.scheduler import CurrentThreadScheduler
 
 from adk_rx.context import InvocationContext
 from adk_rx.errors import (
@@ -75,18 +76,24 @@ class Invocation:
         self._inflight: Observable[Any] = sync.empty()
         self._open_calls = OpenCalls()
         self._user_stored = False
-        self._stage = 0
         self._turn_lock: abc.DisposableBase | None = None
+        self._previous: Gate | None = None
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self, gates: SessionGates) -> abc.DisposableBase:
         self._gates = gates
         previous, self._gate = gates.enter(self.key)
+        self._previous = previous
         if previous is None:
             self._begin()
         else:
-            self._cancel_wait = previous.when_open(self._begin)
+            self._cancel_wait = previous.when_open(self._begin_queued)
         return Disposable(self.dispose)
+
+    def _begin_queued(self) -> None:
+        # The previous run opened the gate from deep inside its own completion; going through
+        # the thread's trampoline keeps a long queue of runs from nesting stack frames.
+        CurrentThreadScheduler.singleton().schedule(lambda *_: self._begin())
 
     def _release(self) -> None:
         assert self._gate is not None
@@ -140,11 +147,8 @@ class Invocation:
         on_next: Callable[[Any], None] | None = None,
     ) -> None:
         """Subscribes ``build()`` as the current stage; ``then(last item or None)`` follows it."""
-        with self._lock:
-            if self._status != "running":
-                return
-            self._stage += 1
-            mine = self._stage
+        if self._status != "running":
+            return
         last: list[Any] = [None]
 
         def keep(value: Any) -> None:
@@ -159,15 +163,14 @@ class Invocation:
                 self._fail(exc)
 
         try:
-            # Each stage runs inside the Runner's guarded subscription: no extra wrapper.
-            subscription = sync.subscribe_inner(build(), on_next or keep, self._fail, completed)
+            source = build()
         except Exception as exc:
             self._fail(exc)
             return
-        with self._lock:
-            # A stage that completed during subscribe() already started the next one.
-            if self._stage == mine:
-                self._body.disposable = subscription
+        # Each stage runs inside the Runner's guarded subscription: no extra wrapper. Its
+        # handle goes into _body before it is subscribed, so a stop that comes while it is
+        # still producing inside subscribe() reaches it.
+        sync.subscribe_inner(source, on_next or keep, self._fail, completed, into=self._body)
 
     def _found(self, session: Session | None) -> None:
         if session is not None:
@@ -233,7 +236,8 @@ class Invocation:
         ctx.session.mark_applied(event)
         stored = self._persist_direct(event)
         if isinstance(stored, tuple):
-            self._after_user(stored[0])
+            if stored:
+                self._after_user(stored[0])
         else:
             self._step(lambda: stored, self._after_user)
 
@@ -259,10 +263,13 @@ class Invocation:
                 self._status = "done"
         if status == "waiting":
             self._cancel_wait()
-            # Keep the queue order: release this run's turn once the previous run is done.
-            previous_done = self._gate
-            assert previous_done is not None
-            self._release()
+            # Keep the queue order: release this run's turn only once the previous run is done,
+            # so the run queued behind this one never overlaps the run still going.
+            previous = self._previous
+            if previous is None:
+                self._release()
+            else:
+                previous.when_open(self._release)
             return
         if status == "running":
             self._stop("CANCELLED")
@@ -276,8 +283,23 @@ class Invocation:
                 return
             self._status = "done"
         self._timer.dispose()
-        self._release()
-        self.observer.on_completed()
+        if self._open_calls:
+            # Calls stored without an answer although the run ended normally: a parallel
+            # branch disposed by a sibling's escalation. Answer them before letting go.
+            self._repair("cancelled", None).subscribe(
+                on_error=lambda _: self._finish_completed(),
+                on_completed=self._finish_completed,
+            )
+            return
+        self._finish_completed()
+
+    def _finish_completed(self) -> None:
+        # Completion is reported before the session's next queued run may start, so
+        # subscribers hear about runs in the order the runs happened.
+        try:
+            self.observer.on_completed()
+        finally:
+            self._release()
 
     def _fail(self, error: Exception) -> None:
         with self._lock:
@@ -369,11 +391,15 @@ class Invocation:
     def _persist(self, event: Event) -> Observable[Event]:
         """Starts the append now; disposing the result does not abort the append."""
         stored = self._persist_direct(event)
-        return just(stored[0]) if isinstance(stored, tuple) else stored
+        if isinstance(stored, tuple):
+            return just(stored[0]) if stored else sync.empty()
+        return stored
 
-    def _persist_direct(self, event: Event) -> Observable[Event] | tuple[Event]:
+    def _persist_direct(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
         """Starts the append now; the stored event itself when the store answered at once."""
         assert self.ctx is not None
+        if self._status != "running":
+            return ()  # stopped: a late event is neither stored nor emitted
         append = PendingAppend(self._track)
         self.runner.session_service.append_event(self.ctx.session, event).subscribe(
             append.on_next, append.on_error, append.on_completed

@@ -37,6 +37,9 @@ class OpenCalls:
         self._open: dict[str, tuple[str, str, str | None]] = {}
         self.last_author: str | None = None
 
+    def __bool__(self) -> bool:
+        return bool(self._open)
+
     def track(self, event: Event) -> None:
         """Takes note of a stored event's calls and responses."""
         if event.author != "user":

@@ -114,8 +114,13 @@ class _Steps:
                     self._next()
 
             # Inside this loop's own (guarded) subscription: no extra wrapper per step.
-            self.current.disposable = sync.subscribe_inner(
-                step, self.on_next, self.observer.on_error, completed, self.scheduler
+            sync.subscribe_inner(
+                step,
+                self.on_next,
+                self.observer.on_error,
+                completed,
+                self.scheduler,
+                into=self.current,
             )
             with self.lock:
                 state[1] = True

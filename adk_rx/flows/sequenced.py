@@ -73,6 +73,8 @@ class _Sink(Generic[T, R]):
         self.upstream = SingleAssignmentDisposable()
 
     def on_next(self, item: T) -> None:
+        if self._stopped:
+            return  # disposed or failed: a late item must not even reach on_arrival
         if self._on_arrival is not None:
             self._on_arrival(item)
         with self._lock:
@@ -108,6 +110,8 @@ class _Sink(Generic[T, R]):
                 return
             if isinstance(result, tuple):
                 for value in result:
+                    if self._stopped:
+                        return
                     observer.on_next(value)
             elif not self._subscribe_inner(result):
                 return  # the inner's completion resumes the drain
@@ -127,10 +131,16 @@ class _Sink(Generic[T, R]):
             if resume:
                 self._resume()
 
-        subscription = sync.subscribe_inner(
-            inner, self._observer.on_next, self._fail, completed, self._scheduler
+        # The handle is in place before the inner runs: a completion on another thread that
+        # resumes the drain (and subscribes the next inner) can never be overwritten by it.
+        sync.subscribe_inner(
+            inner,
+            self._observer.on_next,
+            self._fail,
+            completed,
+            self._scheduler,
+            into=self._inner,
         )
-        self._inner.disposable = subscription
         with self._lock:
             state[1] = True
             return state[0]

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from reactivex import Observable, abc
-from reactivex.disposable import Disposable, SerialDisposable
+from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
 
 from adk_rx.rx.awaitable import AwaitableObservable
 
@@ -140,6 +140,11 @@ class _Inner:
         self.stopped = False
         self.subscription: abc.DisposableBase | None = None
 
+    @property
+    def is_stopped(self) -> bool:
+        """Producers that poll ``observer.is_stopped`` (like RxPY's auto-detach) see a stop."""
+        return self.stopped
+
     def on_next(self, value: Any) -> None:
         if not self.stopped:
             self._on_next(value)
@@ -185,27 +190,42 @@ def subscribe_inner(
     on_error: Any,
     on_completed: Any,
     scheduler: abc.SchedulerBase | None = None,
+    *,
+    into: SerialDisposable | None = None,
 ) -> abc.DisposableBase:
     """Subscribes an inner stage of a running subscription, without another wrapper layer.
 
     ``Observable.subscribe`` wraps every observer (auto-detach, trampoline check), which
     costs several microseconds per layer; a stage that runs inside a subscription that was
-    already set up that way needs none of it. Exceptions raised while subscribing propagate
-    to the caller (which is itself inside a guarded ``subscribe``).
+    already set up that way needs none of it. Like ``subscribe``, an exception raised while
+    subscribing goes to ``on_error``, and the source is released once it terminated.
+
+    Args:
+        into: receives the handle *before* the source is subscribed, so a disposal that
+            comes while the source still produces inside its ``subscribe`` reaches it.
     """
     observer = _Inner(on_next, on_error, on_completed)
-    inner = source._subscribe_core(  # pyright: ignore[reportPrivateUsage]
-        cast(abc.ObserverBase[T], observer), scheduler
-    )
+    handle = _InnerSubscription(observer)
+    if into is not None:
+        into.disposable = handle
+    try:
+        inner = source._subscribe_core(  # pyright: ignore[reportPrivateUsage]
+            cast(abc.ObserverBase[T], observer), scheduler
+        )
+    except Exception as exc:
+        observer.on_error(exc)
+        return handle
     if inner is None:  # a subscribe function may return nothing, or a bare callable
         inner = _NOOP
     elif not isinstance(inner, abc.DisposableBase):
         inner = Disposable(inner)
     if observer.stopped:
-        inner.dispose()  # terminated while subscribing: release the source now
+        inner.dispose()  # terminated (or disposed) while subscribing: release the source now
     else:
         observer.subscription = inner
-    return _InnerSubscription(observer)
+        if observer.stopped:  # terminated on another thread in between
+            observer.dispose()
+    return handle
 
 
 def forward(
@@ -235,26 +255,35 @@ def resume_on_error(
         def subscribe(
             observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            current = SerialDisposable()
+            # Separate slots: a source that fails inside its own subscribe must not have its
+            # (later assigned) subscription replace, and so dispose, the fallback.
+            upstream = SerialDisposable()
+            fallback = SerialDisposable()
 
             def on_error(error: Exception) -> None:
                 try:
-                    fallback = handler(error)
+                    resumed = handler(error)
                 except Exception as exc:
                     observer.on_error(exc)
                     return
-                current.disposable = subscribe_inner(
-                    fallback,
+                subscribe_inner(
+                    resumed,
                     observer.on_next,
                     observer.on_error,
                     observer.on_completed,
                     scheduler,
+                    into=fallback,
                 )
 
-            current.disposable = subscribe_inner(
-                source, observer.on_next, on_error, observer.on_completed, scheduler
+            subscribe_inner(
+                source,
+                observer.on_next,
+                on_error,
+                observer.on_completed,
+                scheduler,
+                into=upstream,
             )
-            return current
+            return CompositeDisposable(upstream, fallback)
 
         return Observable(subscribe)
 
