@@ -49,24 +49,20 @@ class AgentTool(BaseTool):
     def __init__(self, agent: BaseAgent, skip_summarization: bool = False) -> None:
         if not isinstance(agent, BaseAgent):
             raise ConfigurationError(f"AgentTool needs an agent, got {agent!r}")
-        super().__init__(name=agent.name, description=agent.description)
-        self.agent = agent
-        self.skip_summarization = skip_summarization
-
-    def declaration(self) -> types.FunctionDeclaration:
-        """``request: string``, or the JSON schema of the agent's input schema."""
-        schema = _input_schema(self.agent)
-        if schema is not None:
-            parameters = schema.model_json_schema()
-        else:
-            parameters = {
+        # ``request: string``, or the JSON schema of the agent's input schema.
+        schema = _input_schema(agent)
+        parameters = (
+            schema.model_json_schema()
+            if schema is not None
+            else {
                 "type": "object",
                 "properties": {"request": {"type": "string"}},
                 "required": ["request"],
             }
-        return types.FunctionDeclaration(
-            name=self.name, description=self.description, parameters_json_schema=parameters
         )
+        super().__init__(name=agent.name, description=agent.description, parameters=parameters)
+        self.agent = agent
+        self.skip_summarization = skip_summarization
 
     def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
         """Runs the agent; emits ``{"result": text}``."""

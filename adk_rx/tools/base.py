@@ -34,6 +34,9 @@ def check_tool_name(name: str) -> str:
 class BaseTool(ABC):
     """A capability the model can call.
 
+    Args:
+        parameters: the JSON schema of the arguments; when given, the tool declares itself.
+
     Attributes:
         name: the wire name the model calls (an identifier).
         description: what the tool does, shown to the model.
@@ -41,15 +44,35 @@ class BaseTool(ABC):
             ``Event.long_running_tool_ids``).
     """
 
-    def __init__(self, *, name: str, description: str = "", is_long_running: bool = False):
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str = "",
+        is_long_running: bool = False,
+        parameters: Mapping[str, Any] | None = None,
+    ):
         self.name = check_tool_name(name)
         self.description = description
         self.is_long_running = is_long_running
         self.custom_metadata: dict[str, Any] = {}
+        # Built once: a tool's declaration goes into every request of every step.
+        self._declaration = (
+            None
+            if parameters is None
+            else types.FunctionDeclaration(
+                name=self.name,
+                description=description,
+                parameters_json_schema=dict(parameters),
+            )
+        )
 
     def declaration(self) -> types.FunctionDeclaration | None:
-        """The function declaration sent to the model; None keeps the tool undeclared."""
-        return None
+        """The function declaration sent to the model; None keeps the tool undeclared.
+
+        A tool built with ``parameters=`` (a JSON schema) is declared with it.
+        """
+        return self._declaration
 
     @abstractmethod
     def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:

@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
-from google.genai import types
 from reactivex import Observable
 
 from adk_rx.rx import sync
@@ -29,14 +28,7 @@ class TransferToAgentTool(BaseTool):
         super().__init__(
             name="transfer_to_agent",
             description="Transfer the question to another agent.",
-        )
-
-    def declaration(self) -> types.FunctionDeclaration:
-        """Declares the one string parameter ``agent_name``."""
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema={
+            parameters={
                 "type": "object",
                 "properties": {
                     "agent_name": {"type": "string", "description": "the agent to transfer to"}
@@ -61,14 +53,7 @@ class ExitLoopTool(BaseTool):
         super().__init__(
             name="exit_loop",
             description="Exits the loop. Call this function only when you are instructed to do so.",
-        )
-
-    def declaration(self) -> types.FunctionDeclaration:
-        """Declares a call without parameters."""
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema={"type": "object", "properties": {}},
+            parameters={"type": "object", "properties": {}},
         )
 
     def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:

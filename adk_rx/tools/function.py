@@ -183,10 +183,6 @@ class FunctionTool(BaseTool):
         """The description the model sees; subclasses may add to it."""
         return description
 
-    def declaration(self) -> types.FunctionDeclaration:
-        """The declaration sent to the model (no ``parameters_json_schema`` without parameters)."""
-        return self._declaration
-
     def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
         """Validates ``args``, checks confirmation, calls the function; a cold Single.
 

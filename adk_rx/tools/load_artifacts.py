@@ -95,14 +95,7 @@ class LoadArtifactsTool(BaseTool):
         super().__init__(
             name="load_artifacts",
             description="Loads the artifacts and adds them to the session.",
-        )
-
-    def declaration(self) -> types.FunctionDeclaration:
-        """Declares ``artifact_names: list[str]``."""
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema={
+            parameters={
                 "type": "object",
                 "properties": {
                     "artifact_names": {

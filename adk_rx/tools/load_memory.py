@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
-from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
@@ -54,14 +53,7 @@ class LoadMemoryTool(BaseTool):
         super().__init__(
             name="load_memory",
             description="Loads the memory for the current user.",
-        )
-
-    def declaration(self) -> types.FunctionDeclaration:
-        """Declares the one string parameter ``query``."""
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema={
+            parameters={
                 "type": "object",
                 "properties": {
                     "query": {"type": "string", "description": "what to look up in memory"}
