@@ -12,30 +12,18 @@ previous one completed, so it sees every event of the previous step applied to t
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import reactivex as rx
-from google.genai import types
 from reactivex import Observable, abc
-from reactivex import operators as ops
 from reactivex.disposable import SerialDisposable
 
-from adk_rx.callbacks import first_result
-from adk_rx.context import CallbackContext, InvocationContext, ToolContext
-from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
+from adk_rx.context import InvocationContext
 from adk_rx.events import Event
-from adk_rx.flows.confirmation import resume_confirmations
-from adk_rx.flows.functions import handle_function_calls, new_call_id
-from adk_rx.flows.request import build_request_now
-from adk_rx.flows.sequenced import concat_map_direct
-from adk_rx.models.llm_request import LlmRequest
-from adk_rx.models.llm_response import LlmResponse
-from adk_rx.run_config import StreamingMode
+from adk_rx.flows.llm_step import one_step
 from adk_rx.rx import sync
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
-    from adk_rx.tools.base import BaseTool
 
 __all__ = ["run_llm_flow"]
 
@@ -100,7 +88,7 @@ class _Steps:
         while not self.current.is_disposed:
             self.last = None
             try:
-                step = _one_step(self.agent, self.ctx)
+                step = one_step(self.agent, self.ctx)
             except Exception as exc:
                 self.observer.on_error(exc)
                 return
@@ -151,253 +139,3 @@ class _Steps:
                 self.observer.on_completed()
             return True
         return False
-
-
-def _one_step(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
-    processor_events = resume_confirmations(agent, ctx)
-
-    def call(_: Any) -> Observable[Event]:
-        if ctx.end_invocation or ctx.cancelled:
-            return sync.empty()
-        request = build_request_now(agent, ctx)
-        if isinstance(request, LlmRequest):
-            return _call_model(agent, ctx, request)
-        return request.pipe(concat_map_direct(lambda req: _call_model(agent, ctx, req)))
-
-    if processor_events is None:
-        return call(None)  # already lazy: built when the step starts
-    return processor_events.pipe(ops.concat(rx.defer(call)))
-
-
-def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> Observable[Event]:
-    try:
-        ctx.increment_llm_call_count()
-    except AdkRxError as exc:
-        return rx.throw(exc)
-    cc = CallbackContext(ctx)
-    plugins = ctx.plugin_manager
-    model = agent.canonical_model
-    stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
-
-    def call_model() -> Observable[LlmResponse]:
-        try:  # called when the step runs: no defer needed
-            responses = model.generate_content(request, stream=stream)
-        except Exception as exc:
-            responses = rx.throw(exc)
-        responses = responses.pipe(
-            sync.resume_on_error(lambda exc: _on_model_error(agent, ctx, cc, request, exc))
-        )
-        has_after = bool(agent.after_model_callback) or (
-            plugins is not None and plugins.has("after_model_callback")
-        )
-        if has_after:
-            responses = responses.pipe(ops.concat_map(lambda r: _after_model(agent, ctx, cc, r)))
-        return responses
-
-    has_before = bool(agent.before_model_callback) or (
-        plugins is not None and plugins.has("before_model_callback")
-    )
-    if has_before:
-        thunks = []
-        if plugins is not None:
-            thunks += plugins.thunks(
-                "before_model_callback", callback_context=cc, llm_request=request
-            )
-        thunks += [_bind(cb, cc, request) for cb in agent.before_model_callback]
-        responses = first_result(thunks).pipe(
-            ops.map(_check_response("before_model_callback")),
-            ops.to_list(),
-            ops.flat_map(lambda found: sync.just(found[0]) if found else call_model()),
-        )
-    else:
-        responses = call_model()
-    tools = request.tools_dict
-    return responses.pipe(concat_map_direct(lambda r: _postprocess(agent, ctx, cc, tools, r)))
-
-
-def _check_response(hook: str) -> Any:
-    def check(value: Any) -> LlmResponse:
-        if not isinstance(value, LlmResponse):
-            raise CallbackError(
-                f"{hook} must return LlmResponse or None, got {type(value).__name__}"
-            )
-        return value
-
-    return check
-
-
-def _bind(cb: Any, *args: Any) -> Any:
-    def call() -> Any:
-        return cb(*args)
-
-    call.__adk_callback__ = cb  # type: ignore[attr-defined]
-    return call
-
-
-def _on_model_error(
-    agent: LlmAgent,
-    ctx: InvocationContext,
-    cc: CallbackContext,
-    request: LlmRequest,
-    exc: Exception,
-) -> Observable[LlmResponse]:
-    if not isinstance(exc, AdkRxError):
-        wrapped = ModelError(
-            f"model {agent.canonical_model.model!r} of agent {agent.name!r} failed: "
-            f"{type(exc).__name__}: {exc}"
-        )
-        wrapped.__cause__ = exc
-        error: Exception = wrapped
-    else:
-        error = exc
-    thunks = []
-    if ctx.plugin_manager is not None:
-        thunks += ctx.plugin_manager.thunks(
-            "on_model_error_callback", callback_context=cc, llm_request=request, error=exc
-        )
-    thunks += [_bind(cb, cc, request, exc) for cb in agent.on_model_error_callback]
-    if not thunks:
-        return rx.throw(error)
-    return first_result(thunks).pipe(
-        ops.map(_check_response("on_model_error_callback")),
-        ops.to_list(),
-        ops.flat_map(lambda found: sync.just(found[0]) if found else rx.throw(error)),
-    )
-
-
-def _after_model(
-    agent: LlmAgent, ctx: InvocationContext, cc: CallbackContext, response: LlmResponse
-) -> Observable[LlmResponse]:
-    thunks = []
-    if ctx.plugin_manager is not None:
-        thunks += ctx.plugin_manager.thunks(
-            "after_model_callback", callback_context=cc, llm_response=response
-        )
-    thunks += [_bind(cb, cc, response) for cb in agent.after_model_callback]
-    return first_result(thunks).pipe(
-        ops.map(_check_response("after_model_callback")), ops.default_if_empty(response)
-    )
-
-
-def _with_call_ids(content: types.Content | None) -> types.Content | None:
-    """Gives every function call an id (``adk-<uuid>``) without mutating the response."""
-    if content is None or not content.parts:
-        return content
-    if all(p.function_call is None or p.function_call.id for p in content.parts):
-        return content
-    parts = [
-        p.model_copy(
-            update={"function_call": p.function_call.model_copy(update={"id": new_call_id()})}
-        )
-        if p.function_call is not None and not p.function_call.id
-        else p
-        for p in content.parts
-    ]
-    return content.model_copy(update={"parts": parts})
-
-
-def _has_calls(parts: list[types.Part]) -> bool:
-    for part in parts:  # noqa: SIM110 (a plain loop: this runs once per streamed chunk)
-        if part.function_call is not None:
-            return True
-    return False
-
-
-def _model_event(
-    agent: LlmAgent,
-    ctx: InvocationContext,
-    cc: CallbackContext,
-    tools: dict[str, BaseTool],
-    response: LlmResponse,
-) -> Event | None:
-    if (
-        response.content is None
-        and response.error_code is None
-        and not response.interrupted
-        and not response.turn_complete
-    ):
-        return None
-    content = response.content
-    long_running: frozenset[str] | None = None
-    if content is not None and content.parts and _has_calls(content.parts):
-        content = _with_call_ids(content)
-        assert content is not None and content.parts is not None
-        ids = {
-            p.function_call.id
-            for p in content.parts
-            if p.function_call is not None
-            and p.function_call.id
-            and (tool := tools.get(p.function_call.name or "")) is not None
-            and tool.is_long_running
-        }
-        long_running = frozenset(ids) if ids else None
-    return Event(
-        author=agent.name,
-        invocation_id=ctx.invocation_id,
-        branch=ctx.branch,
-        content=content,
-        actions=cc.actions.freeze(),
-        long_running_tool_ids=long_running,
-        partial=response.partial,
-        turn_complete=response.turn_complete,
-        error_code=response.error_code,
-        error_message=response.error_message,
-        finish_reason=response.finish_reason,
-        usage_metadata=response.usage_metadata,
-        interrupted=response.interrupted,
-        custom_metadata=response.custom_metadata,
-    )
-
-
-def _postprocess(
-    agent: LlmAgent,
-    ctx: InvocationContext,
-    cc: CallbackContext,
-    tools: dict[str, BaseTool],
-    response: LlmResponse,
-) -> Observable[Event] | tuple[Event, ...]:
-    """The response's event, then its function calls' events, then a transfer's run.
-
-    A streamed chunk (and any event that neither calls a function nor transfers) needs no
-    further work and is returned as is, so a stream costs no inner Observable per chunk.
-    """
-    event = _model_event(agent, ctx, cc, tools, response)
-    if event is None:
-        return ()
-    if event.partial:
-        return (event,)  # a partial function call is never executed
-    calls = event.get_function_calls()
-    if not calls and not event.actions.transfer_to_agent:
-        return (event,)
-    events = sync.just(event)
-    if calls:
-        events = events.pipe(
-            ops.concat(rx.defer(lambda _: handle_function_calls(agent, ctx, calls, tools)))
-        )
-    return events.pipe(ops.concat_map(lambda e: _maybe_transfer(agent, ctx, e)))
-
-
-def _maybe_transfer(agent: LlmAgent, ctx: InvocationContext, event: Event) -> Observable[Event]:
-    target_name = event.actions.transfer_to_agent
-    if not target_name or event.partial:
-        return sync.just(event)
-
-    def transfer(_: Any) -> Observable[Event]:
-        target = agent.root_agent.find_agent(target_name)
-        if target is None:
-            return rx.throw(
-                AgentNotFoundError(
-                    f"agent {agent.name!r} asked to transfer to {target_name!r}, which is not in "
-                    f"the agent tree rooted at {agent.root_agent.name!r}"
-                )
-            )
-        if ctx.cancelled:
-            return sync.empty()
-        return target.run_async(ctx)
-
-    return sync.just(event).pipe(ops.concat(rx.defer(transfer)))
-
-
-def tool_context_for_request(ctx: InvocationContext) -> ToolContext:
-    """The context tools see while they adjust a request."""
-    return ToolContext(ctx)
