@@ -27,13 +27,13 @@ from adk_rx.errors import (
 )
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.flows.sequenced import concat_map_direct
-from adk_rx.invocation_records import OpenCalls, PendingAppend, save_input_blobs
+from adk_rx.invocation_records import save_input_blobs
 from adk_rx.routing import agent_to_run
 from adk_rx.run_config import RunConfig
 from adk_rx.rx import sync
 from adk_rx.rx.schedulers import timer_scheduler
-from adk_rx.rx.sync import just
 from adk_rx.session_gates import Gate, SessionGates, SessionKey
+from adk_rx.session_writer import SessionWriter
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 
@@ -73,8 +73,7 @@ class Invocation:
         self._gates: Any = None
         self._gate: Gate | None = None
         self.ctx: InvocationContext | None = None
-        self._inflight: Observable[Any] = sync.empty()
-        self._open_calls = OpenCalls()
+        self._writer: SessionWriter | None = None
         self._user_stored = False
         self._turn_lock: abc.DisposableBase | None = None
         self._previous: Gate | None = None
@@ -205,6 +204,9 @@ class Invocation:
             timer_scheduler=runner.timer_scheduler or timer_scheduler(),
         )
         self.ctx = ctx
+        self._writer = SessionWriter(
+            runner.session_service, session, lambda: self._status == "running"
+        )
         plugins = runner.plugin_manager
         if self.state_delta:
             session.state.update(self.state_delta)
@@ -218,7 +220,9 @@ class Invocation:
                 "on_user_message_callback", invocation_context=ctx, user_message=self.message
             ).pipe(ops.default_if_empty(self.message))
         if self.run_config.save_input_blobs_as_artifacts:
-            message = message.pipe(ops.flat_map(self._save_blobs))
+            message = message.pipe(
+                ops.flat_map(lambda m: save_input_blobs(runner.artifact_service, ctx, m))
+            )
         self._step(lambda: message, self._store_user)
 
     def _store_user(self, content: types.Content) -> None:
@@ -234,7 +238,7 @@ class Invocation:
             else EMPTY_ACTIONS,
         )
         ctx.session.mark_applied(event)
-        stored = self._persist_direct(event)
+        stored = self._writer_().persist_now(event)
         if isinstance(stored, tuple):
             if stored:
                 self._after_user(stored[0])
@@ -283,7 +287,7 @@ class Invocation:
                 return
             self._status = "done"
         self._timer.dispose()
-        if self._open_calls:
+        if self._writer is not None and self._writer.open_calls:
             # Calls stored without an answer although the run ended normally: a parallel
             # branch disposed by a sibling's escalation. Answer them before letting go.
             self._repair("cancelled", None).subscribe(
@@ -365,7 +369,7 @@ class Invocation:
         # Persisted like every emitted event (API.md), unlike ADK for Java.
         event = Event(author="model", content=content, invocation_id=self.ctx.invocation_id)
         self.ctx.session.mark_applied(event)
-        return self._persist(event)
+        return self._writer_().persist(event)
 
     def _run_agent(self) -> Observable[Event]:
         ctx = self.ctx
@@ -373,7 +377,7 @@ class Invocation:
         agent = agent_to_run(self.runner.agent, ctx.session)
         plugins = self.runner.plugin_manager
         events = agent.run_async(ctx).pipe(
-            concat_map_direct(self._persist_and_hook, on_arrival=self._apply)
+            concat_map_direct(self._persist_and_hook, on_arrival=self._writer_().apply)
         )
         if plugins.has("after_run_callback"):
             events = events.pipe(
@@ -383,40 +387,16 @@ class Invocation:
             )
         return events
 
-    def _apply(self, event: Event) -> None:
-        if not event.partial:
-            assert self.ctx is not None
-            self.ctx.session.mark_applied(event)
-
-    def _persist(self, event: Event) -> Observable[Event]:
-        """Starts the append now; disposing the result does not abort the append."""
-        stored = self._persist_direct(event)
-        if isinstance(stored, tuple):
-            return just(stored[0]) if stored else sync.empty()
-        return stored
-
-    def _persist_direct(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
-        """Starts the append now; the stored event itself when the store answered at once."""
-        assert self.ctx is not None
-        if self._status != "running":
-            return ()  # stopped: a late event is neither stored nor emitted
-        append = PendingAppend(self._track)
-        self.runner.session_service.append_event(self.ctx.session, event).subscribe(
-            append.on_next, append.on_error, append.on_completed
-        )
-        stored = append.result_now()
-        if stored is not None:
-            self._inflight = sync.empty()
-            return (stored,)  # an in-memory store: no subject, no inner subscription
-        self._inflight = append.subject
-        return append.subject
+    def _writer_(self) -> SessionWriter:
+        assert self._writer is not None, "the session is open"
+        return self._writer
 
     def _persist_and_hook(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
         """Called in order, when the previous event is stored and emitted."""
         plugins = self.runner.plugin_manager
         if not plugins.has("on_event_callback"):
-            return (event,) if event.partial else self._persist_direct(event)
-        stored = sync.just(event) if event.partial else self._persist(event)
+            return (event,) if event.partial else self._writer_().persist_now(event)
+        stored = sync.just(event) if event.partial else self._writer_().persist(event)
         ctx = self.ctx
 
         def hook(e: Event) -> Observable[Event]:
@@ -425,10 +405,6 @@ class Invocation:
             )
 
         return stored.pipe(ops.flat_map(hook))
-
-    def _track(self, event: Event) -> None:
-        """Remembers stored function calls that still lack a response."""
-        self._open_calls.track(event)
 
     def _repair(
         self, reason: str, code: str | None, records: list[Event] | None = None
@@ -439,17 +415,9 @@ class Invocation:
             ctx = self.ctx
             if ctx is None or not self._user_stored:
                 return sync.empty()
-            events = self._open_calls.answers(ctx.invocation_id, reason)
-            if code is not None:
-                events.append(
-                    Event(
-                        author=self._open_calls.last_author or self.runner.agent.name,
-                        invocation_id=ctx.invocation_id,
-                        error_code=code,
-                        error_message=f"invocation {reason}",
-                        turn_complete=True,
-                    )
-                )
+            events = self._writer_().open_calls.stop_records(
+                ctx.invocation_id, reason, code, self.runner.agent.name
+            )
             if records is not None:
                 records.extend(events)
             service = self.runner.session_service
@@ -457,12 +425,9 @@ class Invocation:
                 ops.concat_map(lambda e: service.append_event(ctx.session, e))
             )
 
-        return self._inflight.pipe(
+        inflight = self._writer.inflight if self._writer is not None else sync.empty()
+        return inflight.pipe(
             ops.ignore_elements(),
             ops.catch(lambda *_: sync.empty()),
             ops.concat(rx.defer(write)),
         )
-
-    def _save_blobs(self, content: types.Content) -> Observable[types.Content]:
-        assert self.ctx is not None
-        return save_input_blobs(self.runner.artifact_service, self.ctx, content)

@@ -77,6 +77,24 @@ class OpenCalls:
             for (author, branch), parts in grouped.items()
         ]
 
+    def stop_records(
+        self, invocation_id: str, reason: str, code: str | None, default_author: str
+    ) -> list[Event]:
+        """What a stopped invocation stores: answers to its open calls, then (with a
+        ``code`` such as CANCELLED or TIMEOUT) a final event saying where it stopped."""
+        events = self.answers(invocation_id, reason)
+        if code is not None:
+            events.append(
+                Event(
+                    author=self.last_author or default_author,
+                    invocation_id=invocation_id,
+                    error_code=code,
+                    error_message=f"invocation {reason}",
+                    turn_complete=True,
+                )
+            )
+        return events
+
 
 def save_input_blobs(
     service: BaseArtifactService | None, ctx: InvocationContext, content: types.Content

@@ -1,0 +1,64 @@
+"""The single writer of an invocation's session: apply each event, then persist it, in order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from reactivex import Observable
+
+from adk_rx.events import Event
+from adk_rx.invocation_records import OpenCalls, PendingAppend
+from adk_rx.rx import sync
+from adk_rx.sessions.base import BaseSessionService
+from adk_rx.sessions.session import Session
+
+__all__ = ["SessionWriter"]
+
+
+class SessionWriter:
+    """Applies events to the invocation's session view and appends them to the store.
+
+    Attributes:
+        inflight: completes when the latest append is over (a stop waits for it before it
+            writes its own records, so they never land before an event already on its way).
+        open_calls: stored calls that still have no stored response.
+    """
+
+    __slots__ = ("_is_running", "_service", "_session", "inflight", "open_calls")
+
+    def __init__(
+        self, service: BaseSessionService, session: Session, is_running: Callable[[], bool]
+    ) -> None:
+        self._service = service
+        self._session = session
+        self._is_running = is_running
+        self.inflight: Observable[Any] = sync.empty()
+        self.open_calls = OpenCalls()
+
+    def apply(self, event: Event) -> None:
+        """Step 1: the next model step sees the event at once (partial events are skipped)."""
+        if not event.partial:
+            self._session.mark_applied(event)
+
+    def persist(self, event: Event) -> Observable[Event]:
+        """Starts the append now; disposing the result does not abort the append."""
+        stored = self.persist_now(event)
+        if isinstance(stored, tuple):
+            return sync.just(stored[0]) if stored else sync.empty()
+        return stored
+
+    def persist_now(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
+        """Starts the append now; the stored event itself when the store answered at once."""
+        if not self._is_running():
+            return ()  # stopped: a late event is neither stored nor emitted
+        append = PendingAppend(self.open_calls.track)
+        self._service.append_event(self._session, event).subscribe(
+            append.on_next, append.on_error, append.on_completed
+        )
+        stored = append.result_now()
+        if stored is not None:
+            self.inflight = sync.empty()
+            return (stored,)  # an in-memory store: no subject, no inner subscription
+        self.inflight = append.subject
+        return append.subject
