@@ -1,4 +1,4 @@
-"""Runner: the single writer of a session during an invocation.
+"""Runner: the public entry point; one :class:`Invocation` per subscription.
 
 ``runner.run_async(...)`` is cold. Subscribing waits for earlier runs on the same session
 (in this process) to finish, reads the session, stores the user message (not emitted), picks
@@ -29,12 +29,12 @@ from adk_rx.agents.base import BaseAgent
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
-from adk_rx.invocation import Invocation
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.plugins import BasePlugin, PluginManager
 from adk_rx.run_config import RunConfig
+from adk_rx.runner.gates import SessionGates
+from adk_rx.runner.invocation import Invocation
 from adk_rx.rx.awaitable import AwaitableObservable
-from adk_rx.session_gates import SessionGates
 from adk_rx.sessions.base import BaseSessionService
 
 __all__ = ["InMemoryRunner", "Runner"]

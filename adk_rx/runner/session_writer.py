@@ -8,7 +8,7 @@ from typing import Any
 from reactivex import Observable
 
 from adk_rx.events import Event
-from adk_rx.invocation_records import OpenCalls, PendingAppend
+from adk_rx.runner.records import OpenCalls, PendingAppend
 from adk_rx.rx import sync
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session

@@ -27,18 +27,18 @@ from adk_rx.errors import (
 )
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.flows.sequenced import concat_map_direct
-from adk_rx.invocation_records import save_input_blobs
-from adk_rx.routing import agent_to_run
 from adk_rx.run_config import RunConfig
+from adk_rx.runner.gates import Gate, SessionGates, SessionKey
+from adk_rx.runner.records import save_input_blobs
+from adk_rx.runner.routing import agent_to_run
+from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx import sync
 from adk_rx.rx.schedulers import timer_scheduler
-from adk_rx.session_gates import Gate, SessionGates, SessionKey
-from adk_rx.session_writer import SessionWriter
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 
 if TYPE_CHECKING:
-    from adk_rx.runner import Runner
+    from adk_rx.runner.runner import Runner
 
 __all__ = ["Invocation"]
 
