@@ -557,3 +557,25 @@ def test_a_model_callback_returning_the_wrong_type_errors_with_callback_error() 
                 run_config=RunConfig(auto_create_session=True),
             )
         )
+
+
+# -- blocking callers ---------------------------------------------------------------------
+
+
+def test_when_idle_runs_and_awaits_to_none() -> None:
+    runner = new_runner(LlmAgent(name="a", model=ScriptedLlm(["hi"])))
+    create_session(runner)
+    collect(runner.run_async(user_id=USER, session_id="s1", new_message=text("hello")))
+    assert runner.when_idle(user_id=USER, session_id="s1").run() is None
+
+    async def awaited() -> object:
+        return await runner.when_idle(user_id=USER, session_id="s1")
+
+    assert asyncio.run(awaited()) is None
+
+
+def test_run_of_a_failing_run_raises_its_error() -> None:
+    runner = new_runner(LlmAgent(name="a", model=ScriptedLlm([ValueError("boom")])))
+    create_session(runner)
+    with pytest.raises(ModelError, match="boom"):
+        runner.run_async(user_id=USER, session_id="s1", new_message=text("hello")).run()

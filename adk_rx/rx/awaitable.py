@@ -2,18 +2,20 @@
 
 ``await observable`` in stock RxPY resolves an asyncio future from the thread that completes
 the stream; when that is a worker thread (a SQL store, a sync tool), the loop is not woken
-and the ``await`` stalls. adk_rx's public methods return :class:`AwaitableObservable`, whose
-``await``:
+and the ``await`` stalls; and stock ``.run()`` raises ``SequenceContainsNoElementsError`` for a
+stream that completes empty. adk_rx's public methods return :class:`AwaitableObservable`, whose
+``await`` and ``.run()``:
 
 * hands the result to the awaiting loop with ``call_soon_threadsafe`` when it arrives on
   another thread;
-* yields the last item, or ``None`` when the stream completes empty (a Maybe that found
+* yield the last item, or ``None`` when the stream completes empty (a Maybe that found
   nothing, a Completable);
-* disposes the subscription when the awaiting task is cancelled.
+* dispose the subscription when the awaiting task is cancelled (``await``) or the blocked
+  thread is interrupted (``.run()``, e.g. by Ctrl-C).
 
-    await single:        --x|   ->  x
-    await maybe / empty: --|    ->  None
-    await failing:       --#e   ->  raises e
+    await single / single.run():        --x|   ->  x
+    await maybe / empty, .run():        --|    ->  None
+    await failing / failing.run():      --#e   ->  raises e
 """
 
 from __future__ import annotations
@@ -25,10 +27,14 @@ from collections.abc import Generator
 from typing import Any, TypeVar
 
 from reactivex import Observable, abc
+from reactivex.scheduler import NewThreadScheduler
 
 __all__ = ["AwaitableObservable", "awaitable", "awaitable_results"]
 
 T = TypeVar("T")
+
+# What stock ``Observable.run`` hands its subscription as the default scheduler.
+_RUN_SCHEDULER = NewThreadScheduler()
 
 
 class AwaitableObservable(Observable[T]):
@@ -62,6 +68,38 @@ class AwaitableObservable(Observable[T]):
             return (yield from future.__await__())
         finally:
             subscription.dispose()
+
+    def run(self, scheduler: abc.SchedulerBase | None = None) -> T:  # type: ignore[override]
+        """Blocks until the stream ends; its last item, or ``None`` when it completed empty.
+
+        Args:
+            scheduler: the default scheduler of the subscription (stock ``run``'s default,
+                a new-thread scheduler, when omitted).
+
+        Raises:
+            Exception: the error the stream ended with.
+        """
+        done = threading.Event()
+        last: list[Any] = [None]
+        failure: list[BaseException] = []
+
+        def on_next(value: Any) -> None:
+            last[0] = value
+
+        def on_error(error: Exception) -> None:
+            failure.append(error)
+            done.set()
+
+        subscription = self.subscribe(
+            on_next, on_error, done.set, scheduler=scheduler or _RUN_SCHEDULER
+        )
+        try:
+            done.wait()
+        finally:
+            subscription.dispose()
+        if failure:
+            raise failure[0]
+        return last[0]
 
 
 def awaitable(source: Observable[T]) -> AwaitableObservable[T]:

@@ -13,6 +13,7 @@ A failed check raises ``AssertionError`` naming the check and what was expected.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -200,6 +201,25 @@ def delete_removes_the_session_and_its_events(svc: BaseSessionService, app: str)
     again = _value(svc.create_session(app_name=app, user_id="u", session_id="s"))
     _expect(_get(svc, again).events == [], "a re-created session inherited old events")
     _complete(svc.delete_session(app_name=app, user_id="u", session_id="never-existed"))
+
+
+@_check
+def empty_results_run_and_await_to_none(svc: BaseSessionService, app: str) -> None:
+    # The README promises ``.run()`` for blocking code and ``await`` for asyncio; a Maybe that
+    # found nothing and a Completable give None both ways instead of raising.
+    missing = svc.get_session(app_name=app, user_id="u", session_id="missing").run()
+    _expect(missing is None, f"get_session(unknown).run() gave {missing!r}")
+    _value(svc.create_session(app_name=app, user_id="u", session_id="s"))
+    deleted = svc.delete_session(app_name=app, user_id="u", session_id="s").run()
+    _expect(deleted is None, f"delete_session(...).run() gave {deleted!r}")
+
+    async def awaited() -> tuple[object, object]:
+        return (
+            await svc.get_session(app_name=app, user_id="u", session_id="s"),
+            await svc.delete_session(app_name=app, user_id="u", session_id="s"),
+        )
+
+    _expect(asyncio.run(awaited()) == (None, None), "an empty result did not await to None")
 
 
 @_check

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -184,3 +185,17 @@ def test_concurrent_saves_get_distinct_versions(service: BaseArtifactService) ->
 
     assert sorted(results) == list(range(8))
     assert _versions(service, "log.txt") == list(range(8))
+
+
+def test_a_missing_file_and_a_delete_run_and_await_to_none(service: BaseArtifactService) -> None:
+    assert service.load_artifact(**IDS, filename="missing.txt").run() is None
+    _save(service, "a.txt", _text("x"))
+    assert service.delete_artifact(**IDS, filename="a.txt").run() is None
+
+    async def awaited() -> tuple[object, object]:
+        return (
+            await service.load_artifact(**IDS, filename="a.txt"),
+            await service.delete_artifact(**IDS, filename="a.txt"),
+        )
+
+    assert asyncio.run(awaited()) == (None, None)

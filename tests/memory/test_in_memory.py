@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
@@ -128,3 +130,14 @@ def test_adding_is_cold_until_subscribed() -> None:
     assert _search(service, "cold").memories == []
     _complete(adding)
     assert _texts(_search(service, "cold")) == ["cold"]
+
+
+def test_adding_a_session_runs_and_awaits_to_none() -> None:
+    memory = InMemoryMemoryService()
+    session = Session(id="s", app_name="app", user_id="u", events=[])
+    assert memory.add_session_to_memory(session).run() is None
+
+    async def awaited() -> object:
+        return await memory.add_session_to_memory(session)
+
+    assert asyncio.run(awaited()) is None

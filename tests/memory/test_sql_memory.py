@@ -98,3 +98,8 @@ def test_search_syntax_in_a_query_is_not_interpreted(memory: SqlMemoryService) -
     _add(memory, _session("s1", _said("user", "near the river", 1.0)))
     assert _search(memory, 'river" OR NEAR( * -x & !y | "') == ["near the river"]
     assert _search(memory, "?!") == []
+
+
+def test_adding_a_session_runs_to_none(memory: SqlMemoryService) -> None:
+    session = _session("s", _said("user", "hello there", 1.0))
+    assert memory.add_session_to_memory(session).run() is None
