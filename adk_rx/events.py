@@ -197,6 +197,11 @@ class Event:
         finish_reason: why the model stopped.
         usage_metadata: token counts reported by the model.
         interrupted: the model's turn was interrupted.
+        model_version: the model version that produced the content.
+        grounding_metadata: the sources a grounded answer rests on (search citations).
+        citation_metadata: the sources the answer quotes.
+        avg_logprobs: the mean log probability of the answer's tokens.
+        logprobs_result: the log probability of each token (and its top alternatives).
         branch: ``"parallel.child"`` path isolating parallel branches.
         timestamp: seconds since the epoch (float).
         custom_metadata: free-form data for the application.
@@ -217,6 +222,11 @@ class Event:
     finish_reason: str | None = None
     usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
     interrupted: bool | None = None
+    model_version: str | None = None
+    grounding_metadata: types.GroundingMetadata | None = None
+    citation_metadata: types.CitationMetadata | None = None
+    avg_logprobs: float | None = None
+    logprobs_result: types.LogprobsResult | None = None
     branch: str | None = None
     timestamp: float = field(default_factory=time.time)
     custom_metadata: _Map | None = None

@@ -3,7 +3,8 @@
 The console renderer gives each kind of event its own line, so a turn reads top to bottom:
 streamed text as it arrives (the final event's text is not printed twice), tool calls
 (``→``), tool results (``←``), state changes, transfers, artifacts, confirmation requests,
-errors, and a dim summary line per turn.
+errors, the sources of a grounded answer (``[1] title <uri>``), and a dim summary line per
+turn (model calls, tool calls, token usage, time).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rich.text import Text
 from adk_rx.cli.stats import TurnSummary
 from adk_rx.events import Event
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
+from adk_rx.models.response_metadata import grounding_sources
 
 __all__ = ["ConsoleRenderer", "JsonlRenderer", "Renderer"]
 
@@ -116,6 +118,8 @@ class ConsoleRenderer:
             self._partial(event)
             return
         self._text(event)
+        for number, (title, uri) in enumerate(grounding_sources(event.grounding_metadata), 1):
+            self.console.print(Text(f"  [{number}] {title} <{uri}>", style="dim cyan"))
         for part in (event.content.parts or []) if event.content else []:
             self._part(event, part)
         self._actions(event)

@@ -229,6 +229,11 @@ def _model_event(
         usage_metadata=response.usage_metadata,
         interrupted=response.interrupted,
         custom_metadata=response.custom_metadata,
+        model_version=response.model_version,
+        grounding_metadata=response.grounding_metadata,
+        citation_metadata=response.citation_metadata,
+        avg_logprobs=response.avg_logprobs,
+        logprobs_result=response.logprobs_result,
     )
 
 

@@ -15,6 +15,7 @@ import uuid
 from google.genai import types
 
 from adk_rx.models.llm_response import LlmResponse
+from adk_rx.models.response_metadata import ResponseMetadata
 
 __all__ = ["StreamAggregator", "ensure_function_call_ids", "finish_error", "new_call_id"]
 
@@ -66,6 +67,7 @@ class StreamAggregator:
         self.finish_reason: str | None = None
         self.finish_message: str | None = None
         self.model_version: str | None = None
+        self.metadata = ResponseMetadata()
 
     def add_part(self, part: types.Part) -> None:
         """Adds one streamed part: text is merged, anything else kept as is."""
@@ -125,4 +127,5 @@ class StreamAggregator:
             model_version=self.model_version,
             error_code=error[0] if error else None,
             error_message=error[1] if error else None,
+            **self.metadata.fields(),
         )

@@ -31,6 +31,7 @@ from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.provider_errors import TRANSPORT_ERRORS, http_status_error, transport_error
 from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy, retrying
+from adk_rx.models.response_metadata import candidate_fields
 from adk_rx.models.safety import check_real_call
 from adk_rx.rx import from_async
 
@@ -163,6 +164,7 @@ class GeminiLlm(BaseLlm):
                         continue
                     saw_candidate = True
                     candidate = chunk.candidates[0]
+                    aggregator.metadata.add_candidate(candidate)
                     if candidate.finish_reason is not None:
                         aggregator.finish_reason = _enum_value(candidate.finish_reason)
                         aggregator.finish_message = candidate.finish_message
@@ -215,6 +217,7 @@ def response_from_genai(response: types.GenerateContentResponse) -> LlmResponse:
         model_version=version,
         error_code=error[0] if error else None,
         error_message=error[1] if error else None,
+        **candidate_fields(candidate),
     )
 
 

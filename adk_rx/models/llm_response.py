@@ -32,6 +32,10 @@ class LlmResponse:
         interrupted: the turn was interrupted (live mode).
         custom_metadata: free-form data passed through to the event.
         model_version: the model version the provider reports.
+        grounding_metadata: the sources a grounded answer (e.g. Google Search) rests on.
+        citation_metadata: the sources the answer quotes.
+        avg_logprobs: the mean log probability of the answer's tokens.
+        logprobs_result: the log probability of each token (and its top alternatives).
     """
 
     __pydantic_config__: ClassVar[pydantic.ConfigDict] = pydantic.ConfigDict(
@@ -48,6 +52,10 @@ class LlmResponse:
     interrupted: bool | None = None
     custom_metadata: Mapping[str, Any] | None = None
     model_version: str | None = None
+    grounding_metadata: types.GroundingMetadata | None = None
+    citation_metadata: types.CitationMetadata | None = None
+    avg_logprobs: float | None = None
+    logprobs_result: types.LogprobsResult | None = None
 
     def replace(self, **changes: Any) -> LlmResponse:
         """Returns a copy with the given fields changed."""

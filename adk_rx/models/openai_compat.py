@@ -44,6 +44,7 @@ from adk_rx.models.provider_errors import (
     transport_error,
 )
 from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy, retrying
+from adk_rx.models.response_metadata import citations_from_openai, logprobs_from_openai
 from adk_rx.models.safety import check_real_call
 from adk_rx.rx import from_async
 
@@ -257,6 +258,8 @@ class _StreamState:
         reason = finish_reason_from_openai(choice.get("finish_reason"))
         if reason is not None:
             aggregator.finish_reason = reason
+        aggregator.metadata.add_logprobs(logprobs_from_openai(choice.get("logprobs")))
+        aggregator.metadata.add_citations(citations_from_openai(delta.get("annotations")))
         parts: list[types.Part] = []
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         if isinstance(reasoning, str) and reasoning:

@@ -26,6 +26,11 @@ from adk_rx.errors import ModelError
 from adk_rx.models.aggregation import finish_error, new_call_id
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
+from adk_rx.models.response_metadata import (
+    average_logprob,
+    citations_from_openai,
+    logprobs_from_openai,
+)
 
 __all__ = [
     "FINISH_REASONS",
@@ -275,6 +280,7 @@ def response_from_completion(provider: str, body: Any) -> LlmResponse:
         )
     reason = finish_reason_from_openai(choice.get("finish_reason"))
     error_pair = finish_error(reason, None)
+    logprobs = logprobs_from_openai(choice.get("logprobs"))
     return LlmResponse(
         content=types.Content(role="model", parts=parts) if parts else None,
         turn_complete=True,
@@ -283,4 +289,7 @@ def response_from_completion(provider: str, body: Any) -> LlmResponse:
         model_version=body.get("model") if isinstance(body.get("model"), str) else None,
         error_code=error_pair[0] if error_pair else None,
         error_message=error_pair[1] if error_pair else None,
+        citation_metadata=citations_from_openai(message.get("annotations")),
+        logprobs_result=logprobs,
+        avg_logprobs=average_logprob(logprobs),
     )

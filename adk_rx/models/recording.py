@@ -145,21 +145,44 @@ class RecordingLlm(BaseLlm):
 class ReplayLlm(BaseLlm):
     """Serves the calls of a :class:`RecordingLlm` file back, offline.
 
-    Each recorded call is served once. A streamed recording replayed without ``stream`` gives
-    only its complete (non-partial) responses; a recorded error is raised again as a
-    ``ModelError`` with the recorded message and status.
+    Each recorded call is served once, unless ``reuse`` is set: then a recorded call answers
+    every request that matches it, so one recording serves any number of sessions (a server,
+    a demo, a test that runs the same conversation twice). A streamed recording replayed
+    without ``stream`` gives only its complete (non-partial) responses; a recorded error is
+    raised again as a ``ModelError`` with the recorded message and status. A request that
+    the recording does not cover raises ``ReplayMismatchError`` naming the user messages the
+    recording was made with.
 
     Args:
         path: the JSONL file written by ``RecordingLlm``.
         model: the name this model reports (default: the first recorded model's).
+        reuse: serve recorded calls again instead of once each.
     """
 
-    def __init__(self, path: str | os.PathLike[str], model: str | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], model: str | None = None, *, reuse: bool = False
+    ) -> None:
         self.path = Path(path)
         self._records = _load(self.path)
         super().__init__(model=model or str(self._records[0].get("model", "")))
+        self.reuse = reuse
         self._used = [False] * len(self._records)
         self._lock = threading.Lock()
+
+    @property
+    def recorded_user_messages(self) -> list[str]:
+        """The texts of the user messages the recording holds, in order, each once."""
+        seen: list[str] = []
+        for record in self._records:
+            for content in record.get("request", {}).get("contents", []):
+                parts = content.get("parts", [])
+                if content.get("role") != "user" or _is_context_note(parts):
+                    continue
+                for part in parts:
+                    text = part.get("text")
+                    if isinstance(text, str) and text and text not in seen:
+                        seen.append(text)
+        return seen
 
     @property
     def remaining(self) -> int:
@@ -188,7 +211,10 @@ class ReplayLlm(BaseLlm):
 
     def _take(self, fingerprint: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
-            unused = [i for i, used in enumerate(self._used) if not used]
+            if self.reuse:
+                unused = list(range(len(self._records)))
+            else:
+                unused = [i for i, used in enumerate(self._used) if not used]
             for index in unused:
                 if self._records[index].get("request") == fingerprint:
                     self._used[index] = True
@@ -196,7 +222,8 @@ class ReplayLlm(BaseLlm):
         if not unused:
             raise ReplayMismatchError(
                 f"{self.path}: all {len(self._records)} recorded calls were already served; "
-                "the run made more model calls than the recording"
+                "the run made more model calls than the recording (ReplayLlm(..., reuse=True) "
+                "serves them again)" + self._coverage()
             )
         nearest = self._records[unused[0]].get("request", {})
         diff = "\n".join(
@@ -211,8 +238,20 @@ class ReplayLlm(BaseLlm):
         )
         raise ReplayMismatchError(
             f"{self.path}: no recorded call matches this request "
-            f"({len(unused)} unused of {len(self._records)}).\n{diff}"
+            f"({len(unused)} unused of {len(self._records)}).{self._coverage()}\n{diff}"
         )
+
+    def _coverage(self) -> str:
+        messages = self.recorded_user_messages
+        if not messages:
+            return ""
+        listed = "\n".join(f"  - {m!r}" for m in messages)
+        return f"\nThe recording answers these user messages (ask them, in this order):\n{listed}"
+
+
+def _is_context_note(parts: list[Any]) -> bool:
+    # Other agents' turns reach a model as a user-role "For context:" message; not the user's.
+    return bool(parts) and isinstance(parts[0], Mapping) and parts[0].get("text") == "For context:"
 
 
 def _pretty(value: Any) -> str:
