@@ -31,6 +31,7 @@ from adk_rx.errors import (
 )
 from adk_rx.events import Event, EventActions
 from adk_rx.memory.in_memory import InMemoryMemoryService
+from adk_rx.memory.sql import SqlMemoryService
 from adk_rx.models import BaseLlm, LlmRegistry, LlmRequest, LlmResponse
 from adk_rx.plugins import BasePlugin
 from adk_rx.run_config import RunConfig, StreamingMode, ToolExecutionMode
@@ -85,6 +86,7 @@ __all__ = [
     "Session",
     "SessionExistsError",
     "SessionNotFoundError",
+    "SqlMemoryService",
     "SqlSessionService",
     "State",
     "StopError",

@@ -28,6 +28,10 @@ CONTRACT_NAMES = {
     "BasePlugin",
 }  # fmt: skip
 
+# Services exported beside the contract's siblings (SqlSessionService, InMemoryMemoryService),
+# so no public service class is reachable only by its module path.
+SERVICE_NAMES = {"SqlMemoryService"}
+
 
 def error_classes() -> set[str]:
     return {
@@ -38,7 +42,7 @@ def error_classes() -> set[str]:
 
 
 def test_all_is_exactly_the_contract_names_plus_the_error_tree() -> None:
-    expected = CONTRACT_NAMES | error_classes()
+    expected = CONTRACT_NAMES | SERVICE_NAMES | error_classes()
     assert set(adk_rx.__all__) == expected
     assert len(adk_rx.__all__) == len(set(adk_rx.__all__))
 
@@ -87,3 +91,17 @@ def test_every_public_name_and_its_public_methods_have_docstrings() -> None:
             if not inspect.getdoc(target):
                 missing.append(f"{name}.{attr}")
     assert missing == []
+
+
+def test_every_public_service_class_is_a_top_level_name() -> None:
+    import adk_rx.artifacts
+    import adk_rx.memory
+    import adk_rx.sessions
+
+    services = {
+        name
+        for package in (adk_rx.sessions, adk_rx.artifacts, adk_rx.memory)
+        for name in package.__all__
+        if name.endswith("Service") and not name.startswith("Base")
+    }
+    assert services <= set(adk_rx.__all__)

@@ -1,4 +1,4 @@
-"""TurnStats: a plugin that counts the model calls, tool calls and tokens of each turn."""
+"""TurnStats: a plugin that counts the model calls, tool calls and token usage of each turn."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from adk_rx.events import Event
 from adk_rx.plugins import BasePlugin
+from adk_rx.usage import TokenUsage
 
 __all__ = ["TurnStats", "TurnSummary"]
 
@@ -18,16 +20,21 @@ class TurnSummary:
 
     model_calls: int
     tool_calls: int
-    tokens: int
+    usage: TokenUsage
     millis: float
+
+    @property
+    def tokens(self) -> int:
+        """All tokens the turn's model responses reported."""
+        return self.usage.total_tokens
 
     def __str__(self) -> str:
         parts = [
             _count(self.model_calls, "model call"),
             _count(self.tool_calls, "tool call"),
         ]
-        if self.tokens:
-            parts.append(_count(self.tokens, "token"))
+        if self.usage.responses:
+            parts.append(str(self.usage))
         parts.append(f"{self.millis:.0f} ms")
         return " · ".join(parts)
 
@@ -44,13 +51,14 @@ class TurnStats(BasePlugin):
         self._lock = threading.Lock()
         self._model_calls = 0
         self._tool_calls = 0
-        self._tokens = 0
+        self._usage = TokenUsage()
         self._started = time.perf_counter()
 
     def start(self) -> None:
         """Starts a new turn: counters to zero, the clock restarted."""
         with self._lock:
-            self._model_calls = self._tool_calls = self._tokens = 0
+            self._model_calls = self._tool_calls = 0
+            self._usage = TokenUsage()
             self._started = time.perf_counter()
 
     def summary(self) -> TurnSummary:
@@ -59,7 +67,7 @@ class TurnStats(BasePlugin):
             return TurnSummary(
                 model_calls=self._model_calls,
                 tool_calls=self._tool_calls,
-                tokens=self._tokens,
+                usage=self._usage,
                 millis=(time.perf_counter() - self._started) * 1000,
             )
 
@@ -67,12 +75,12 @@ class TurnStats(BasePlugin):
         with self._lock:
             self._model_calls += 1
 
-    def after_model_callback(self, *, llm_response: Any, **_: Any) -> None:
-        usage = getattr(llm_response, "usage_metadata", None)
-        if usage is None or getattr(llm_response, "partial", False):
+    def on_event_callback(self, *, event: Event, **_: Any) -> None:
+        # The same sums as adk_rx.usage.summarize_usage over the turn's events.
+        if event.partial or event.usage_metadata is None:
             return
         with self._lock:
-            self._tokens += usage.total_token_count or 0
+            self._usage += TokenUsage.of(event.usage_metadata)
 
     def before_tool_callback(self, **_: Any) -> None:
         with self._lock:

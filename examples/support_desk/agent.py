@@ -24,17 +24,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-import reactivex as rx
 from google.genai import types
-from reactivex import Observable
 
 from adk_rx import (
     BaseLlm,
     ConfigurationError,
     FunctionTool,
     LlmAgent,
-    LlmRequest,
-    LlmResponse,
     ToolContext,
 )
 from adk_rx.models.recording import ReplayLlm
@@ -104,22 +100,6 @@ def issue_refund(
     return {"status": "refunded", **refund}
 
 
-class ReplayEveryTime(BaseLlm):
-    """Replays ``path`` afresh on every call, so any number of sessions can replay it.
-
-    (``ReplayLlm`` serves each recorded call once; a server runs many sessions.)
-    """
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(model=f"replay:{path.name}")
-        self.path = path
-
-    def generate_content(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> Observable[LlmResponse]:
-        return rx.defer(lambda _: ReplayLlm(self.path).generate_content(llm_request, stream))
-
-
 def pick_model() -> str | BaseLlm:
     """The model name or object, from the environment (see the module docstring)."""
     if name := os.environ.get("ADK_RX_MODEL"):
@@ -128,7 +108,7 @@ def pick_model() -> str | BaseLlm:
         return "gemini-2.5-flash"
     if os.environ.get("OPENAI_BASE_URL"):
         return "openai/" + os.environ.get("OPENAI_MODEL", "gpt-4o-mini")
-    return ReplayEveryTime(TRAJECTORY)
+    return ReplayLlm(TRAJECTORY, reuse=True)  # any number of sessions replay it
 
 
 def build(model: str | BaseLlm) -> LlmAgent:

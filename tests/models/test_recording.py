@@ -124,6 +124,43 @@ def test_running_past_the_recording_is_a_mismatch(server: FakeServer, tmp_path: 
         run(replay.generate_content(request("q")))
 
 
+def test_a_mismatch_lists_the_user_messages_the_recording_covers(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "calls.jsonl"
+    server.push(
+        json_reply({"candidates": [text_candidate("Four.")]}),
+        json_reply({"candidates": [text_candidate("Six.")]}),
+    )
+    recorder = RecordingLlm(gemini(server), path)
+    run(recorder.generate_content(request("What is 2+2?")))
+    run(recorder.generate_content(request("What is 3+3?")))
+
+    with pytest.raises(ReplayMismatchError) as caught:
+        run(ReplayLlm(path).generate_content(request("What is 2+5?")))
+
+    message = str(caught.value)
+    assert "The recording answers these user messages" in message
+    assert "  - 'What is 2+2?'\n  - 'What is 3+3?'" in message
+    assert ReplayLlm(path).recorded_user_messages == ["What is 2+2?", "What is 3+3?"]
+
+
+def test_reuse_serves_a_recorded_call_every_time_it_is_asked(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "calls.jsonl"
+    server.push(json_reply({"candidates": [text_candidate("ok")]}))
+    run(RecordingLlm(gemini(server), path).generate_content(request("q")))
+    replay = ReplayLlm(path, reuse=True)
+
+    answers = [run(replay.generate_content(request("q")))[0].get_text() for _ in range(3)]
+
+    assert answers == ["ok", "ok", "ok"]
+    assert len(server.exchanges) == 1
+    with pytest.raises(ReplayMismatchError, match="'q'"):
+        run(replay.generate_content(request("other")))
+
+
 def test_a_recorded_failure_fails_the_same_way(server: FakeServer, tmp_path: Path) -> None:
     path = tmp_path / "calls.jsonl"
     server.push(json_reply({"error": {"code": 400, "message": "bad request"}}, 400))
