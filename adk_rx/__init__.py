@@ -5,6 +5,7 @@ persists each event and re-emits it. See the README for the model in one page.
 """
 
 from adk_rx.agents import BaseAgent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+from adk_rx.apps import App, EventsCompactionConfig, ResumabilityConfig
 from adk_rx.artifacts.file import FileArtifactService
 from adk_rx.artifacts.in_memory import InMemoryArtifactService
 from adk_rx.context import CallbackContext, InvocationContext, ReadonlyContext, ToolContext
@@ -17,6 +18,7 @@ from adk_rx.errors import (
     InstructionError,
     InvalidAgentError,
     InvocationCancelledError,
+    InvocationNotFoundError,
     InvocationTimeoutError,
     LlmCallsLimitExceededError,
     MissingCredentialsError,
@@ -45,6 +47,7 @@ __all__ = [
     "AdkRxError",
     "AgentNotFoundError",
     "AgentTool",
+    "App",
     "BackpressureError",
     "BaseAgent",
     "BaseLlm",
@@ -55,6 +58,7 @@ __all__ = [
     "ConfigurationError",
     "Event",
     "EventActions",
+    "EventsCompactionConfig",
     "FileArtifactService",
     "FunctionTool",
     "GetSessionConfig",
@@ -66,6 +70,7 @@ __all__ = [
     "InvalidAgentError",
     "InvocationCancelledError",
     "InvocationContext",
+    "InvocationNotFoundError",
     "InvocationTimeoutError",
     "LlmAgent",
     "LlmCallsLimitExceededError",
@@ -79,6 +84,7 @@ __all__ = [
     "ParallelAgent",
     "ReadonlyContext",
     "ReplayMismatchError",
+    "ResumabilityConfig",
     "RunConfig",
     "RunError",
     "Runner",

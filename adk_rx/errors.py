@@ -11,6 +11,7 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── MissingCredentialsError a provider needs an API key that is not set
     │   └── SessionExistsError      create_session with an id that is taken
     ├── SessionNotFoundError        no such session (and auto_create_session is off); LookupError
+    ├── InvocationNotFoundError     resuming an invocation the session does not hold; LookupError
     ├── RunError                    a failure while an invocation runs
     │   ├── ModelError              the model call failed (status, message); vendor errors end here
     │   │   └── ReplayMismatchError a replayed model got a request it did not record
@@ -38,6 +39,7 @@ __all__ = [
     "InstructionError",
     "InvalidAgentError",
     "InvocationCancelledError",
+    "InvocationNotFoundError",
     "InvocationTimeoutError",
     "LlmCallsLimitExceededError",
     "MissingCredentialsError",
@@ -78,6 +80,10 @@ class SessionExistsError(ConfigurationError):
 
 class SessionNotFoundError(AdkRxError, LookupError):
     """The session does not exist for this app and user."""
+
+
+class InvocationNotFoundError(AdkRxError, LookupError):
+    """The session holds no invocation with that id (nothing to resume)."""
 
 
 class RunError(AdkRxError):

@@ -26,6 +26,8 @@ CONTRACT_NAMES = {
     "InMemoryArtifactService", "FileArtifactService", "InMemoryMemoryService",
     # plugins
     "BasePlugin",
+    # apps
+    "App", "ResumabilityConfig", "EventsCompactionConfig",
 }  # fmt: skip
 
 # Services exported beside the contract's siblings (SqlSessionService, InMemoryMemoryService),

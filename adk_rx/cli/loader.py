@@ -2,14 +2,16 @@
 
 An *agent target* is one of:
 
-* a folder whose ``agent.py`` (or ``__init__.py``) exposes ``root_agent``; the folder is
-  imported as a package named after it, so ``agent.py`` may use relative imports;
-* a ``.py`` file that exposes ``root_agent``;
-* a module path, ``pkg.mod`` (its ``root_agent``) or ``pkg.mod:attr``.
+* a folder whose ``agent.py`` (or ``__init__.py``) exposes ``root_agent`` or ``app`` (an
+  :class:`~adk_rx.apps.App`); the folder is imported as a package named after it, so
+  ``agent.py`` may use relative imports;
+* a ``.py`` file that exposes ``root_agent`` or ``app``;
+* a module path, ``pkg.mod`` (its ``app`` or ``root_agent``) or ``pkg.mod:attr``.
 
-An *agents folder* holds one app per sub-folder whose ``agent.py`` exposes ``root_agent``;
-the app is named after the sub-folder. :func:`discover_apps` only looks at the files;
-:func:`load_app` imports an app on first use and keeps it.
+An *agents folder* holds one app per sub-folder whose ``agent.py`` exposes ``root_agent`` or
+``app``; the app is named after the sub-folder (an ``app`` is renamed to it).
+:func:`discover_apps` only looks at the files; :func:`load_app` imports an app on first use
+and keeps it.
 
 Every failure is an :class:`AgentLoadError` whose message names the file and says what to
 change; an exception raised while importing the user's module is chained as its cause.
@@ -26,11 +28,20 @@ from pathlib import Path
 from types import ModuleType
 
 from adk_rx.agents.base import BaseAgent
+from adk_rx.apps import App
 from adk_rx.errors import ConfigurationError
 
-__all__ = ["AgentLoadError", "app_name_for", "discover_apps", "load_agent", "load_app"]
+__all__ = [
+    "AgentLoadError",
+    "app_name_for",
+    "discover_apps",
+    "load_agent",
+    "load_app",
+    "load_target_app",
+]
 
 ROOT_AGENT = "root_agent"
+APP = "app"
 
 
 class AgentLoadError(ConfigurationError):
@@ -38,7 +49,7 @@ class AgentLoadError(ConfigurationError):
 
 
 def load_agent(target: str) -> BaseAgent:
-    """Imports an agent target and returns its root agent.
+    """Imports an agent target and returns its root agent (an ``app``'s root agent).
 
     Args:
         target: a folder, a ``.py`` file, or a module path (``pkg.mod`` / ``pkg.mod:attr``).
@@ -46,6 +57,26 @@ def load_agent(target: str) -> BaseAgent:
     Raises:
         AgentLoadError: the target does not exist, fails to import, or has no agent.
     """
+    found = _load(target)
+    return found.root_agent if isinstance(found, App) else found
+
+
+def load_target_app(target: str) -> App:
+    """Imports an agent target and returns it as an App named as :func:`app_name_for` says.
+
+    A target exposing ``app`` keeps its plugins and policies; a bare ``root_agent`` becomes
+    an App without them.
+
+    Raises:
+        AgentLoadError: the target does not exist, fails to import, or has no agent.
+    """
+    found = _load(target)
+    agent = found.root_agent if isinstance(found, App) else found
+    name = app_name_for(target, agent)
+    return _named(found, name, target)
+
+
+def _load(target: str) -> BaseAgent | App:
     path = Path(target)
     if path.is_dir():
         return _agent_of(_import_folder(path), ROOT_AGENT, path)
@@ -61,6 +92,15 @@ def load_agent(target: str) -> BaseAgent:
             f"{target!r} is neither a folder, a .py file nor a module path (pkg.mod[:attr])"
         )
     return _agent_of(_import_module(module_name), attr or ROOT_AGENT, module_name)
+
+
+def _named(found: BaseAgent | App, name: str, where: object) -> App:
+    try:
+        if isinstance(found, App):
+            return found if found.name == name else found.replace(name=name)
+        return App(name=name, root_agent=found)
+    except ConfigurationError as exc:
+        raise AgentLoadError(f"{where}: {exc}") from exc
 
 
 def app_name_for(target: str, agent: BaseAgent) -> str:
@@ -92,12 +132,12 @@ def discover_apps(agents_dir: str | Path) -> dict[str, Path]:
     }
 
 
-_apps: dict[Path, BaseAgent] = {}
+_apps: dict[Path, App] = {}
 _apps_lock = threading.Lock()
 
 
-def load_app(agents_dir: str | Path, name: str) -> BaseAgent:
-    """The root agent of app ``name`` in ``agents_dir``, imported on first use.
+def load_app(agents_dir: str | Path, name: str) -> App:
+    """App ``name`` of ``agents_dir`` (named after its folder), imported on first use.
 
     Raises:
         AgentLoadError: no such app, or it fails to import, or it has no ``root_agent``.
@@ -108,29 +148,32 @@ def load_app(agents_dir: str | Path, name: str) -> BaseAgent:
         known = ", ".join(apps) or "none"
         raise AgentLoadError(
             f"no app named {name!r} in {agents_dir} (apps: {known}); an app is a sub-folder "
-            f"whose agent.py defines {ROOT_AGENT}"
+            f"whose agent.py defines {ROOT_AGENT} or {APP}"
         )
     key = folder.resolve()
     with _apps_lock:
-        agent = _apps.get(key)
-        if agent is None:
-            agent = _agent_of(_import_folder(folder), ROOT_AGENT, folder)
-            _apps[key] = agent
-    return agent
+        app = _apps.get(key)
+        if app is None:
+            app = _named(_agent_of(_import_folder(folder), ROOT_AGENT, folder), name, folder)
+            _apps[key] = app
+    return app
 
 
 # -- importing ------------------------------------------------------------------------------
-def _agent_of(module: ModuleType, attr: str, where: object) -> BaseAgent:
+def _agent_of(module: ModuleType, attr: str, where: object) -> BaseAgent | App:
+    if attr == ROOT_AGENT and isinstance(getattr(module, APP, None), App):
+        return getattr(module, APP)
     if not hasattr(module, attr):
         raise AgentLoadError(
             f"{where}: {module.__name__} defines no {attr!r}; "
-            f"assign the root agent to a module-level variable named {attr}"
+            f"assign the root agent to a module-level variable named {attr} "
+            f"(or an App to {APP})"
         )
     agent = getattr(module, attr)
-    if not isinstance(agent, BaseAgent):
+    if not isinstance(agent, BaseAgent | App):
         raise AgentLoadError(
             f"{where}: {module.__name__}.{attr} is a {type(agent).__name__}, not an agent "
-            "(a BaseAgent such as LlmAgent)"
+            "(a BaseAgent such as LlmAgent, or an App)"
         )
     return agent
 

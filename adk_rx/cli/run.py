@@ -28,11 +28,11 @@ import reactivex as rx
 from google.genai import types
 from reactivex import operators as ops
 
-from adk_rx.agents.base import BaseAgent
+from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
 from adk_rx.artifacts.in_memory import InMemoryArtifactService
-from adk_rx.cli.loader import app_name_for, load_agent
+from adk_rx.cli.loader import load_target_app
 from adk_rx.cli.models import check_override, override_model
 from adk_rx.cli.render import ConsoleRenderer, JsonlRenderer, Renderer
 from adk_rx.cli.stats import TurnStats
@@ -71,10 +71,10 @@ def run_command(args: argparse.Namespace) -> int:
     renderer: Renderer = JsonlRenderer() if args.jsonl else ConsoleRenderer()
     try:
         override = override_model(args.model, args.replay)
-        agent = load_agent(args.agent)
+        app = load_target_app(args.agent)
         if override is not None:
-            check_override(agent, override)
-        runner = _runner(agent, app_name_for(args.agent, agent), in_memory=args.in_memory)
+            check_override(app.root_agent, override)
+        runner = _runner(app, in_memory=args.in_memory)
         user_id = args.user_id or _login()
         session_id = _open_session(runner, user_id, args.session_id)
     except AdkRxError as exc:
@@ -103,7 +103,7 @@ def _login() -> str:
         return "user"
 
 
-def _runner(agent: BaseAgent, app_name: str, *, in_memory: bool) -> Runner:
+def _runner(app: App, *, in_memory: bool) -> Runner:
     sessions: BaseSessionService
     artifacts: BaseArtifactService
     if in_memory:
@@ -114,12 +114,10 @@ def _runner(agent: BaseAgent, app_name: str, *, in_memory: bool) -> Runner:
         sessions = SqlSessionService(f"sqlite:///{state / 'sessions.db'}")
         artifacts = FileArtifactService(state / "artifacts")
     return Runner(
-        app_name=app_name,
-        agent=agent,
+        app=app.replace(plugins=(*app.plugins, TurnStats())),
         session_service=sessions,
         artifact_service=artifacts,
         memory_service=InMemoryMemoryService(),
-        plugins=[TurnStats()],
     )
 
 

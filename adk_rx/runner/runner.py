@@ -26,6 +26,7 @@ from reactivex.abc import SchedulerBase
 from reactivex.disposable import Disposable
 
 from adk_rx.agents.base import BaseAgent
+from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
@@ -54,10 +55,19 @@ def _user_message(new_message: Any) -> types.Content:
     return new_message
 
 
+def _app_name(name: str) -> str:
+    # Older callers may store sessions under any app name; the App wrapping a bare agent
+    # only needs a valid identifier.
+    return name if name.isidentifier() and name != "user" else "app"
+
+
 class Runner:
     """Runs an agent tree against a session service.
 
+    Pass either ``app`` or ``agent`` with ``app_name`` (and optionally ``plugins``).
+
     Args:
+        app: the App to run (its name, root agent, plugins and policies).
         app_name: the app the sessions belong to.
         agent: the root agent.
         session_service: where sessions and events are stored.
@@ -72,8 +82,9 @@ class Runner:
     def __init__(
         self,
         *,
-        app_name: str,
-        agent: BaseAgent,
+        app: App | None = None,
+        app_name: str | None = None,
+        agent: BaseAgent | None = None,
         session_service: BaseSessionService,
         artifact_service: BaseArtifactService | None = None,
         memory_service: BaseMemoryService | None = None,
@@ -81,6 +92,15 @@ class Runner:
         io_scheduler: SchedulerBase | None = None,
         timer_scheduler: SchedulerBase | None = None,
     ) -> None:
+        if app is not None:
+            if not isinstance(app, App):
+                raise ConfigurationError(f"app must be an App, got {type(app).__name__}")
+            if agent is not None or app_name is not None or plugins is not None:
+                raise ConfigurationError(
+                    "pass either app= or agent= with app_name= (and plugins=), not both; "
+                    "the app carries its name, root agent and plugins"
+                )
+            app_name, agent, plugins = app.name, app.root_agent, app.plugins
         if not isinstance(app_name, str) or not app_name:
             raise ConfigurationError(f"app_name must be a non-empty string, got {app_name!r}")
         if not isinstance(agent, BaseAgent):
@@ -89,6 +109,7 @@ class Runner:
             raise ConfigurationError("session_service must be a BaseSessionService")
         self.app_name = app_name
         self.agent = agent
+        self.app = app if app is not None else App(name=_app_name(app_name), root_agent=agent)
         self.session_service = session_service
         self.artifact_service = artifact_service
         self.memory_service = memory_service
@@ -221,21 +242,27 @@ class InMemoryRunner(Runner):
         agent: the root agent.
         app_name: defaults to the root agent's name.
         plugins: plugins applied to every invocation.
+        app: an App instead of ``agent``, ``app_name`` and ``plugins``.
     """
 
     def __init__(
         self,
-        agent: BaseAgent,
+        agent: BaseAgent | None = None,
         app_name: str | None = None,
         plugins: Sequence[BasePlugin] | None = None,
+        *,
+        app: App | None = None,
         **kwargs: Any,
     ) -> None:
         from adk_rx.artifacts.in_memory import InMemoryArtifactService
         from adk_rx.memory.in_memory import InMemoryMemoryService
         from adk_rx.sessions.in_memory import InMemorySessionService
 
+        if app is None and app_name is None and isinstance(agent, BaseAgent):
+            app_name = agent.name
         super().__init__(
-            app_name=app_name or agent.name,
+            app=app,
+            app_name=app_name,
             agent=agent,
             session_service=InMemorySessionService(),
             artifact_service=InMemoryArtifactService(),

@@ -125,7 +125,7 @@ def test_a_fixed_app_loads_after_a_failed_import(tmp_path: Path):
 
     (app / "agent.py").write_text(AGENT.format(name="fixed"))
 
-    assert load_app(tmp_path, name).name == "fixed"
+    assert load_app(tmp_path, name).root_agent.name == "fixed"
 
 
 def test_unknown_targets_and_apps(tmp_path: Path):

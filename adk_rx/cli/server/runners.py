@@ -54,13 +54,12 @@ class AppRunners:
             return runner
         if name not in discover_apps(self.agents_dir):
             raise AppNotFoundError(f"no app named {name!r}")
-        agent = await asyncio.to_thread(load_app, self.agents_dir, name)
+        app = await asyncio.to_thread(load_app, self.agents_dir, name)
         with self._lock:
             runner = self._runners.get(name)
             if runner is None:
                 runner = Runner(
-                    app_name=name,
-                    agent=agent,
+                    app=app,
                     session_service=self.session_service,
                     artifact_service=self.artifact_service,
                     memory_service=self.memory_service,
