@@ -70,10 +70,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs ``adk-rx``; returns the process exit code (130 after Ctrl-C)."""
-    if hasattr(signal, "SIGPIPE"):
-        # Like other Unix tools: a reader that goes away (``adk-rx run ... | head``) ends
-        # the process quietly instead of surfacing as a failed turn.
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         return _dispatch(argv)
     except KeyboardInterrupt:  # outside a turn (a turn handles its own): just leave
@@ -82,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    _set_sigpipe(default=args.command == "run")
     if args.command == "run":
         from adk_rx.cli.run import run_command
 
@@ -97,6 +94,18 @@ def _dispatch(argv: Sequence[str] | None) -> int:
 
     serve(args.agents_dir, args.host, args.port, args.command == "web")
     return 0
+
+
+def _set_sigpipe(*, default: bool) -> None:
+    """The default SIGPIPE for ``run`` only; servers ignore it.
+
+    Like other Unix tools, ``adk-rx run ... | head`` ends quietly when its reader goes away
+    instead of surfacing it as a failed turn. A server must never: a client or a model
+    server that closes its socket would kill the process and every run in it (writing to
+    the closed socket then fails with EPIPE, which the connection handles).
+    """
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL if default else signal.SIG_IGN)
 
 
 if __name__ == "__main__":
