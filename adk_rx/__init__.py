@@ -23,6 +23,7 @@ from adk_rx.errors import (
     LlmCallsLimitExceededError,
     MissingCredentialsError,
     ModelError,
+    OutputSchemaError,
     ReplayMismatchError,
     RunError,
     SessionExistsError,
@@ -42,6 +43,7 @@ from adk_rx.sessions import GetSessionConfig, InMemorySessionService, Session
 from adk_rx.sessions.sql import SqlSessionService
 from adk_rx.state import State
 from adk_rx.tools import AgentTool, BaseTool, FunctionTool, LongRunningFunctionTool
+from adk_rx.tools.toolset import BaseToolset
 
 __all__ = [
     "AdkRxError",
@@ -53,6 +55,7 @@ __all__ = [
     "BaseLlm",
     "BasePlugin",
     "BaseTool",
+    "BaseToolset",
     "CallbackContext",
     "CallbackError",
     "ConfigurationError",
@@ -81,6 +84,7 @@ __all__ = [
     "LoopAgent",
     "MissingCredentialsError",
     "ModelError",
+    "OutputSchemaError",
     "ParallelAgent",
     "ReadonlyContext",
     "ReplayMismatchError",

@@ -19,6 +19,7 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── InstructionError        an instruction template names a missing state key
     │   ├── AgentNotFoundError      transfer to an agent that is not in the tree
     │   ├── StoreError              a session / artifact / memory store failed
+    │   ├── OutputSchemaError       the final answer did not fit output_schema, even after a repair
     │   └── BackpressureError       a bounded hand-off overflowed (strategy "error")
     └── StopError                   the run was stopped on purpose
         ├── InvocationCancelledError the subscription was disposed
@@ -44,6 +45,7 @@ __all__ = [
     "LlmCallsLimitExceededError",
     "MissingCredentialsError",
     "ModelError",
+    "OutputSchemaError",
     "ReplayMismatchError",
     "RunError",
     "SessionExistsError",
@@ -124,6 +126,10 @@ class AgentNotFoundError(RunError):
 
 class StoreError(RunError):
     """A session, artifact or memory store failed; nothing half-written was kept."""
+
+
+class OutputSchemaError(RunError):
+    """The agent's final answer did not validate against its output_schema after one repair."""
 
 
 class BackpressureError(RunError):

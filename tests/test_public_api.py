@@ -19,7 +19,7 @@ CONTRACT_NAMES = {
     # contexts
     "InvocationContext", "ReadonlyContext", "CallbackContext", "ToolContext",
     # tools
-    "BaseTool", "FunctionTool", "LongRunningFunctionTool", "AgentTool",
+    "BaseTool", "FunctionTool", "LongRunningFunctionTool", "AgentTool", "BaseToolset",
     # models
     "BaseLlm", "LlmRequest", "LlmResponse", "LlmRegistry",
     # artifacts / memory

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal
 
 from google.genai import types
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from reactivex import Observable
 from reactivex import operators as ops
 
@@ -19,6 +19,7 @@ from adk_rx.models.base import BaseLlm
 from adk_rx.models.registry import LlmRegistry
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.function import as_tool
+from adk_rx.tools.toolset import BaseToolset
 
 __all__ = ["LlmAgent"]
 
@@ -36,10 +37,11 @@ class LlmAgent(BaseAgent):
         instruction: the system instruction, templated with ``{key}`` / ``{key?}`` from
             state, or a callable ``(ReadonlyContext) -> str`` used as returned.
         global_instruction: on the root agent: prepended to every agent's instruction.
-        tools: functions and BaseTools the model may call.
+        tools: functions, BaseTools and BaseToolsets (asked for their tools at every step).
         sub_agents: agents this one may transfer to.
-        output_key: save the agent's final text (or ``output_schema`` object) in this state key.
-        output_schema: a pydantic model the final text must parse as (JSON).
+        output_key: save the agent's final text (or ``output_schema`` JSON value) in this state key.
+        output_schema: a pydantic model (or any type pydantic's TypeAdapter takes) the final
+            answer must be JSON of; see :mod:`adk_rx.flows.output_schema`.
         input_schema: a pydantic model for the arguments when used through AgentTool.
         include_contents: ``"default"`` (the history) or ``"none"`` (only the current turn).
         disallow_transfer_to_parent, disallow_transfer_to_peers: restrict transfers.
@@ -61,7 +63,7 @@ class LlmAgent(BaseAgent):
         tools: Sequence[Any] | None = None,
         sub_agents: Sequence[BaseAgent] | None = None,
         output_key: str | None = None,
-        output_schema: type[BaseModel] | None = None,
+        output_schema: Any = None,
         input_schema: type[BaseModel] | None = None,
         include_contents: Literal["default", "none"] = "default",
         disallow_transfer_to_parent: bool = False,
@@ -97,7 +99,8 @@ class LlmAgent(BaseAgent):
             )
         if max_steps is not None and max_steps < 1:
             raise InvalidAgentError(f"max_steps must be >= 1, got {max_steps}")
-        own_tools = tuple(as_tool(t) for t in tools or ())
+        toolsets = tuple(t for t in tools or () if isinstance(t, BaseToolset))
+        own_tools = tuple(as_tool(t) for t in tools or () if not isinstance(t, BaseToolset))
         names: set[str] = set()
         for tool in own_tools:
             if tool.name in names:
@@ -107,6 +110,7 @@ class LlmAgent(BaseAgent):
         self.instruction = instruction
         self.global_instruction = global_instruction
         self.tools = own_tools
+        self.toolsets = toolsets
         self.output_key = output_key
         self.output_schema = output_schema
         self.input_schema = input_schema
@@ -146,14 +150,30 @@ class LlmAgent(BaseAgent):
 
     # -- tools ------------------------------------------------------------------------------
     def canonical_tools(self, ctx: InvocationContext | None = None) -> list[BaseTool]:
-        """The tools the model sees: the agent's own plus ``transfer_to_agent`` if it may."""
+        """The static tools the model sees (toolsets are asked per step, in the request).
+
+        The agent's own tools, plus ``transfer_to_agent`` if it may transfer, plus
+        ``set_model_response`` if it has an output schema and tools.
+        """
+        from adk_rx.flows.output_schema import uses_response_tool
         from adk_rx.flows.transfer import transfer_targets
         from adk_rx.tools.builtins import transfer_to_agent
 
         tools = list(self.tools)
         if transfer_targets(self) and all(t.name != transfer_to_agent.name for t in tools):
             tools.append(transfer_to_agent)
+        if uses_response_tool(self):
+            tools.append(self._response_tool())
         return tools
+
+    def _response_tool(self) -> BaseTool:
+        tool = self.__dict__.get("_set_model_response")
+        if tool is None:
+            from adk_rx.tools.set_model_response import SetModelResponseTool
+
+            tool = SetModelResponseTool(self.output_schema)
+            object.__setattr__(self, "_set_model_response", tool)
+        return tool
 
     def tools_by_name(self, ctx: InvocationContext | None = None) -> dict[str, BaseTool]:
         """The canonical tools keyed by name."""
@@ -163,6 +183,10 @@ class LlmAgent(BaseAgent):
     def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
         from adk_rx.flows.llm_loop import run_llm_flow
 
+        if self.output_schema is not None:
+            from adk_rx.flows.output_schema import structured_flow
+
+            return structured_flow(self, ctx)
         flow = run_llm_flow(self, ctx)
         if self.output_key is None:
             return flow
@@ -179,14 +203,8 @@ class LlmAgent(BaseAgent):
         text = event.text()
         if not text:
             return event
-        value: Any = text
-        if self.output_schema is not None:
-            try:
-                value = self.output_schema.model_validate_json(text).model_dump(mode="json")
-            except ValidationError:
-                value = text
         assert self.output_key is not None
         actions = event.actions.replace(
-            state_delta={**event.actions.state_delta, self.output_key: value}
+            state_delta={**event.actions.state_delta, self.output_key: text}
         )
         return event.replace(actions=actions)

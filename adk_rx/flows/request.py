@@ -17,12 +17,15 @@ from reactivex import operators as ops
 from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.flows.contents import build_contents
 from adk_rx.flows.instructions import inject_state, resolve_instruction
+from adk_rx.flows.output_schema import apply_output_schema
 from adk_rx.flows.transfer import transfer_instruction, transfer_targets
 from adk_rx.models.llm_request import LlmRequest, empty_config
 from adk_rx.rx.sync import just
+from adk_rx.tools.toolset import toolset_tools
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
+    from adk_rx.tools.base import BaseTool
 
 __all__ = ["build_request", "build_request_now"]
 
@@ -78,6 +81,7 @@ def _build(agent: LlmAgent, ctx: InvocationContext, now: bool = False) -> Any:
     if targets:
         extra.append(transfer_instruction(agent, targets))
     request.contents = build_contents(ctx.session, agent.name, ctx.branch, agent.include_contents)
+    apply_output_schema(agent, ctx, request)
     if all(_is_plain(s) for s in sources):
         texts = [inject_state(s, ctx.session.state, agent.name) for s in sources]
         request.append_instructions([*texts, *extra])
@@ -104,6 +108,16 @@ def _apply_tools(
 ) -> Observable[LlmRequest] | None:
     """Lets each tool adjust the request; None when all of them did so synchronously."""
     tools = agent.canonical_tools(ctx)
+    if agent.toolsets:
+        return toolset_tools(agent, ctx).pipe(
+            ops.flat_map(lambda found: _declare(ctx, request, [*tools, *found]) or just(request))
+        )
+    return _declare(ctx, request, tools)
+
+
+def _declare(
+    ctx: InvocationContext, request: LlmRequest, tools: list[BaseTool]
+) -> Observable[LlmRequest] | None:
     if not tools:
         return None
     tool_context = ToolContext(ctx)

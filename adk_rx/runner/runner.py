@@ -231,8 +231,15 @@ class Runner:
         return AwaitableObservable(subscribe)
 
     def close(self) -> None:
-        """Closes the plugins."""
+        """Closes the plugins and the toolsets of the agent tree."""
         self.plugin_manager.close()
+        self.close_toolsets()
+
+    def close_toolsets(self) -> None:
+        """Closes every toolset of the agent tree (MCP sessions and their processes)."""
+        from adk_rx.tools.toolset import close_toolsets
+
+        close_toolsets(self.agent)
 
 
 class InMemoryRunner(Runner):

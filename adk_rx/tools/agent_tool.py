@@ -14,6 +14,7 @@ from reactivex import operators as ops
 from adk_rx.agents.base import BaseAgent
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
+from adk_rx.flows.tool_call import tool_result_dict
 from adk_rx.tools.base import BaseTool
 
 if TYPE_CHECKING:
@@ -99,8 +100,10 @@ class AgentTool(BaseTool):
             value = last[0].text()
             output_schema = self.agent.output_schema if isinstance(self.agent, LlmAgent) else None
             if output_schema is not None:
+                from adk_rx.flows.output_schema import validate_output
+
                 try:
-                    return output_schema.model_validate_json(value).model_dump(mode="json")
+                    return tool_result_dict(validate_output(output_schema, value))
                 except ValidationError:
                     pass
             return {"result": value}

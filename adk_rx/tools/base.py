@@ -42,7 +42,11 @@ class BaseTool(ABC):
         description: what the tool does, shown to the model.
         is_long_running: the call may finish in a later turn (its id goes into
             ``Event.long_running_tool_ids``).
+        reports_progress: the tool may call ``tool_context.report_progress`` (each report
+            becomes a partial event of the calling agent).
     """
+
+    reports_progress: bool = False
 
     def __init__(
         self,
