@@ -22,7 +22,7 @@ from adk_rx.memory.in_memory import InMemoryMemoryService
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.sql import SqlSessionService
 
-from . import run_routes, session_routes
+from . import adk_routes, run_routes, session_routes
 from .registry import InvocationRegistry, Limits
 from .runners import AppRunners
 from .security import DEFAULT_HOSTS, SecurityMiddleware
@@ -108,6 +108,7 @@ def create_app(
     app = Starlette(
         routes=[
             Route("/", _page, methods=["GET"]),
+            *adk_routes.routes,
             *session_routes.routes,
             *run_routes.routes,
         ],

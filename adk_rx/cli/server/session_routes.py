@@ -1,4 +1,4 @@
-"""ADK's app, session and artifact routes."""
+"""ADK's session reads and artifact reads (writes: :mod:`.adk_routes_sessions`)."""
 
 from __future__ import annotations
 
@@ -9,21 +9,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from adk_rx.errors import ConfigurationError, SessionExistsError
+from adk_rx.errors import ConfigurationError
 from adk_rx.sessions.session import Session
 
 from .aio import gather
 from .bodies import session_json
 from .shared import json_response, not_found, runner_for, server_of, user_path
 
-__all__ = ["routes"]
+__all__ = ["find_session", "ids_of", "json_body", "routes"]
 
 
-async def list_apps(request: Request) -> Response:
-    return json_response(server_of(request).runners.names())
-
-
-async def _ids(request: Request) -> tuple[str, str]:
+async def ids_of(request: Request) -> tuple[str, str]:
     app_name, user = request.path_params["app"], request.path_params["user"]
     user_path(request, user)
     await runner_for(request, app_name)  # 404 for an unknown app
@@ -40,7 +36,7 @@ async def find_session(request: Request, app_name: str, user: str, sid: str) -> 
     return found[0]
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
+async def json_body(request: Request) -> dict[str, Any]:
     raw = await request.body()
     if not raw.strip():
         return {}
@@ -53,28 +49,8 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return data
 
 
-async def create_session(request: Request) -> Response:
-    app_name, user = await _ids(request)
-    body = await _json_body(request)
-    sid = request.path_params.get("sid") or body.get("session_id") or body.get("sessionId")
-    state = body.get("state")
-    if state is not None and not isinstance(state, dict):
-        raise HTTPException(400, "state must be an object")
-    try:
-        created = await gather(
-            server_of(request).sessions.create_session(
-                app_name=app_name, user_id=user, state=state, session_id=sid
-            )
-        )
-    except SessionExistsError as exc:
-        raise HTTPException(409, str(exc)) from exc
-    except ConfigurationError as exc:
-        raise HTTPException(400, str(exc)) from exc
-    return json_response(session_json(created[0]))
-
-
 async def list_sessions(request: Request) -> Response:
-    app_name, user = await _ids(request)
+    app_name, user = await ids_of(request)
     found = await gather(server_of(request).sessions.list_sessions(app_name=app_name, user_id=user))
     sessions = found[0].sessions if found else []
     ordered = sorted(sessions, key=lambda s: s.last_update_time, reverse=True)
@@ -82,25 +58,14 @@ async def list_sessions(request: Request) -> Response:
 
 
 async def get_session(request: Request) -> Response:
-    app_name, user = await _ids(request)
+    app_name, user = await ids_of(request)
     session = await find_session(request, app_name, user, request.path_params["sid"])
     return json_response(session_json(session))
 
 
-async def delete_session(request: Request) -> Response:
-    app_name, user = await _ids(request)
-    sid = request.path_params["sid"]
-    await find_session(request, app_name, user, sid)
-    server = server_of(request)
-    if server.registry.is_running((app_name, user, sid)):
-        raise HTTPException(409, f"session {sid!r} has a run in progress; cancel it first")
-    await gather(server.sessions.delete_session(app_name=app_name, user_id=user, session_id=sid))
-    return Response(status_code=204)
-
-
 # -- artifacts ------------------------------------------------------------------------------
 async def _artifact_ids(request: Request) -> dict[str, str]:
-    app_name, user = await _ids(request)
+    app_name, user = await ids_of(request)
     sid = request.path_params["sid"]
     await find_session(request, app_name, user, sid)
     return {"app_name": app_name, "user_id": user, "session_id": sid}
@@ -145,12 +110,8 @@ async def load_artifact(request: Request) -> Response:
 
 _SESSIONS = "/apps/{app}/users/{user}/sessions"
 routes = [
-    Route("/list-apps", list_apps, methods=["GET"]),
-    Route(_SESSIONS, create_session, methods=["POST"]),
     Route(_SESSIONS, list_sessions, methods=["GET"]),
     Route(_SESSIONS + "/{sid}", get_session, methods=["GET"]),
-    Route(_SESSIONS + "/{sid}", create_session, methods=["POST"]),
-    Route(_SESSIONS + "/{sid}", delete_session, methods=["DELETE"]),
     Route(_SESSIONS + "/{sid}/artifacts", list_artifacts, methods=["GET"]),
     Route(_SESSIONS + "/{sid}/artifacts/{name}", load_artifact, methods=["GET"]),
     Route(_SESSIONS + "/{sid}/artifacts/{name}/versions", artifact_versions, methods=["GET"]),

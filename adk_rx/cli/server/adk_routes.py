@@ -1,0 +1,16 @@
+"""Every google-adk route that the core modules (sessions, runs, invocations) do not serve.
+
+Listed before the core routes: a path served by both is google-adk's shape here.
+"""
+
+from __future__ import annotations
+
+from . import adk_routes_artifacts, adk_routes_service, adk_routes_sessions
+
+__all__ = ["routes"]
+
+routes = [
+    *adk_routes_service.routes,
+    *adk_routes_sessions.routes,
+    *adk_routes_artifacts.routes,
+]
