@@ -28,6 +28,7 @@ from adk_rx.errors import (
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.flows.sequenced import concat_map_direct
 from adk_rx.run_config import RunConfig
+from adk_rx.runner.dangling import dangling_calls, interrupted_answers
 from adk_rx.runner.gates import Gate, SessionGates, SessionKey
 from adk_rx.runner.records import save_input_blobs
 from adk_rx.runner.routing import agent_to_run
@@ -226,6 +227,21 @@ class Invocation:
         self._step(lambda: message, self._store_user)
 
     def _store_user(self, content: types.Content) -> None:
+        ctx = self.ctx
+        assert ctx is not None
+        answers = interrupted_answers(dangling_calls(ctx.session, content))
+        if answers:
+            # A crash left stored calls unanswered: answer them ahead of this turn's message,
+            # so that no model request carries a call without its response.
+            writer = self._writer_()
+            for answer in answers:
+                ctx.session.mark_applied(answer)
+            stores = [rx.defer(lambda _, e=answer: writer.persist(e)) for answer in answers]
+            self._step(lambda: rx.concat(*stores), lambda _: self._store_message(content))
+            return
+        self._store_message(content)
+
+    def _store_message(self, content: types.Content) -> None:
         ctx = self.ctx
         assert ctx is not None
         ctx.user_content = content

@@ -108,6 +108,43 @@ def raw_reply(text: str, status: int = 200, headers: dict[str, str] | None = Non
     return reply
 
 
+def unanswered_tool_calls(body: Any) -> list[str]:
+    """The ids of assistant ``tool_calls`` that no ``tool`` message right after answers."""
+    messages = body.get("messages", []) if isinstance(body, dict) else []
+    missing: list[str] = []
+    for i, message in enumerate(messages):
+        wanted = [c.get("id") for c in message.get("tool_calls") or []]
+        if message.get("role") != "assistant" or not wanted:
+            continue
+        answered: set[str] = set()
+        for later in messages[i + 1 :]:
+            if later.get("role") != "tool":
+                break
+            answered.add(later.get("tool_call_id"))
+        missing += [call_id for call_id in wanted if call_id not in answered]
+    return missing
+
+
+def strict_history(reply: Reply) -> Reply:
+    """``reply``, unless the request has an unanswered tool call: then a 400, as OpenAI does."""
+
+    async def checked(server: FakeServer, exchange: Exchange, receive: Receive, send: Send) -> None:
+        missing = unanswered_tool_calls(exchange.json())
+        if not missing:
+            await reply(server, exchange, receive, send)
+            return
+        error = {
+            "message": "An assistant message with 'tool_calls' must be followed by tool "
+            f"messages responding to each 'tool_call_id'. Missing: {', '.join(missing)}",
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": None,
+        }
+        await json_reply({"error": error}, 400)(server, exchange, receive, send)
+
+    return checked
+
+
 def sse_reply(frames: list[Any], *, cut: bool = False, hang: bool = False) -> Reply:
     """An SSE stream: each frame is a JSON value (sent as ``data: <json>``) or a raw string.
 
