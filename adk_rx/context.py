@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from adk_rx.plugins import PluginManager
     from adk_rx.sessions.base import BaseSessionService
     from adk_rx.sessions.session import Session
+    from adk_rx.telemetry.spans import TraceScope
 
 __all__ = [
     "ActionsBuilder",
@@ -105,6 +106,7 @@ class InvocationContext:
     timer_scheduler: SchedulerBase | None = None
     end_invocation: bool = False
     shared: InvocationShared = None  # type: ignore[assignment]
+    trace: TraceScope | None = None  # the span this agent runs in; None when nobody listens
 
     def __post_init__(self) -> None:
         if self.shared is None:

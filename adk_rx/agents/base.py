@@ -142,6 +142,8 @@ class BaseAgent:
             if branch:
                 branch = f"{branch}.{self.name}"
             ctx = parent_context.copy(agent=self, branch=branch)
+            if ctx.trace is not None:  # an invoke_agent span around the run
+                return ctx.trace.run_agent(self, ctx, self._run_with_callbacks, observer, scheduler)
             # A defer whose observer is already guarded by this Observable's subscribe.
             return sync.forward(self._run_with_callbacks(ctx), observer, scheduler)
 

@@ -62,11 +62,15 @@ def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) ->
     model = agent.canonical_model
     stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
 
-    def call_model() -> Observable[LlmResponse]:
+    def generate() -> Observable[LlmResponse]:
         try:  # called when the step runs: no defer needed
-            responses = model.generate_content(request, stream=stream)
+            return model.generate_content(request, stream=stream)
         except Exception as exc:
-            responses = rx.throw(exc)
+            return rx.throw(exc)
+
+    def call_model() -> Observable[LlmResponse]:
+        trace = ctx.trace
+        responses = generate() if trace is None else trace.call_llm(agent, request, generate)
         responses = responses.pipe(
             sync.resume_on_error(lambda exc: _on_model_error(agent, ctx, cc, request, exc))
         )

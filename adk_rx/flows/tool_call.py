@@ -29,6 +29,7 @@ from adk_rx.tools.function import ToolResultError
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
+    from adk_rx.telemetry.spans import ToolSpan
     from adk_rx.tools.base import BaseTool
 
 __all__ = ["NO_RESPONSE", "Call", "new_call_id", "run_call", "tool_result_dict"]
@@ -76,7 +77,7 @@ def _error_text(exc: BaseException) -> str:
 class Call:
     """One function call being executed."""
 
-    __slots__ = ("args", "call", "context", "tool")
+    __slots__ = ("args", "call", "context", "span", "tool")
 
     def __init__(
         self, call: types.FunctionCall, tool: BaseTool | None, context: ToolContext
@@ -85,10 +86,17 @@ class Call:
         self.tool = tool
         self.context = context
         self.args: dict[str, Any] = dict(call.args or {})
+        self.span: ToolSpan | None = None  # set while traced; told when the tool raises
 
 
 def run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[Any]:
     """Emits exactly one item: the response dict, or NO_RESPONSE."""
+    if ctx.trace is not None:  # an execute_tool span around callbacks and tool
+        return ctx.trace.execute_tool(item, lambda: _run_call(agent, ctx, item))
+    return _run_call(agent, ctx, item)
+
+
+def _run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[Any]:
     if item.tool is not None and _is_plain(agent, ctx):
         return _plain_call(agent, ctx, item, item.tool)
     return _run_call_with_callbacks(agent, ctx, item)
@@ -174,6 +182,8 @@ def _tool_error(
     agent: LlmAgent, ctx: InvocationContext, item: Call, tool: BaseTool, exc: Exception
 ) -> Observable[Any]:
     """On-tool-error callbacks (plugins first), else ``{"error": "..."}``."""
+    if item.span is not None:
+        item.span.tool_failed(exc)
     plugins = ctx.plugin_manager
     tc = item.context
     thunks: list[Callable[[], Any]] = []
@@ -233,6 +243,8 @@ def _run_call_with_callbacks(
     def on_error(exc: Exception) -> Observable[Any]:
         if isinstance(exc, StopError):
             return rx.throw(exc)
+        if item.span is not None:
+            item.span.tool_failed(exc)
         if isinstance(exc, _ToolTimeout):
             return sync.just({"error": "timeout"})
         thunks: list[Callable[[], Any]] = []

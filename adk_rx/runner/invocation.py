@@ -37,6 +37,7 @@ from adk_rx.rx import sync
 from adk_rx.rx.schedulers import timer_scheduler
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
+from adk_rx.telemetry import NO_TRACE
 
 if TYPE_CHECKING:
     from adk_rx.runner.runner import Runner
@@ -78,10 +79,14 @@ class Invocation:
         self._user_stored = False
         self._turn_lock: abc.DisposableBase | None = None
         self._previous: Gate | None = None
+        self.trace = NO_TRACE
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self, gates: SessionGates) -> abc.DisposableBase:
         self._gates = gates
+        self.trace = self.runner.telemetry.start_invocation(
+            app_name=self.runner.app_name, session_id=self.session_id
+        )
         previous, self._gate = gates.enter(self.key)
         self._previous = previous
         if previous is None:
@@ -204,6 +209,7 @@ class Invocation:
             # Never None: time operators default to a scheduler that starts a thread per timer.
             timer_scheduler=runner.timer_scheduler or timer_scheduler(),
         )
+        ctx.trace = self.trace.opened(ctx)
         self.ctx = ctx
         self._writer = SessionWriter(
             runner.session_service, session, lambda: self._status == "running"
@@ -282,6 +288,7 @@ class Invocation:
             if status == "waiting":
                 self._status = "done"
         if status == "waiting":
+            self.trace.end("cancelled")
             self._cancel_wait()
             # Keep the queue order: release this run's turn only once the previous run is done,
             # so the run queued behind this one never overlaps the run still going.
@@ -316,6 +323,7 @@ class Invocation:
     def _finish_completed(self) -> None:
         # Completion is reported before the session's next queued run may start, so
         # subscribers hear about runs in the order the runs happened.
+        self.trace.end("ok")
         try:
             self.observer.on_completed()
         finally:
@@ -339,6 +347,7 @@ class Invocation:
             with self._lock:
                 self._status = "done"
             self._release()
+            self.trace.end("error", error)
             self.observer.on_error(error)
 
         cleanup.subscribe(on_error=done, on_completed=done)
@@ -352,6 +361,7 @@ class Invocation:
         if self.ctx is not None:
             self.ctx.shared.cancelled.set()
         self._timer.dispose()
+        self.trace.stopping(code)
         self._body.dispose()
         reason = "cancelled" if code == "CANCELLED" else "timeout"
         records: list[Event] = []
@@ -360,6 +370,7 @@ class Invocation:
             with self._lock:
                 self._status = "done"
             self._release()
+            self.trace.end(code.lower())
             if code == "TIMEOUT":
                 for event in records:
                     self.observer.on_next(event)

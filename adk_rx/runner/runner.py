@@ -21,6 +21,8 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
 
 from google.genai import types
+from opentelemetry.metrics import MeterProvider
+from opentelemetry.trace import TracerProvider
 from reactivex import Observable, abc
 from reactivex.abc import SchedulerBase
 from reactivex.disposable import Disposable
@@ -37,6 +39,7 @@ from adk_rx.runner.gates import SessionGates
 from adk_rx.runner.invocation import Invocation
 from adk_rx.rx.awaitable import AwaitableObservable
 from adk_rx.sessions.base import BaseSessionService
+from adk_rx.telemetry import Telemetry
 
 __all__ = ["InMemoryRunner", "Runner"]
 
@@ -77,6 +80,8 @@ class Runner:
         io_scheduler: scheduler for blocking work (defaults to the shared I/O pool).
         timer_scheduler: scheduler for deadlines (defaults to adk_rx's timer thread; pass a
             ``reactivex.testing.TestScheduler`` for virtual time).
+        tracer_provider: where spans go (OpenTelemetry's global provider by default).
+        meter_provider: where metrics go (OpenTelemetry's global provider by default).
     """
 
     def __init__(
@@ -91,6 +96,8 @@ class Runner:
         plugins: Sequence[BasePlugin] | None = None,
         io_scheduler: SchedulerBase | None = None,
         timer_scheduler: SchedulerBase | None = None,
+        tracer_provider: TracerProvider | None = None,
+        meter_provider: MeterProvider | None = None,
     ) -> None:
         if app is not None:
             if not isinstance(app, App):
@@ -117,6 +124,7 @@ class Runner:
         self.io_scheduler = io_scheduler
         self.timer_scheduler = timer_scheduler
         self._gates = SessionGates()
+        self.telemetry = Telemetry(tracer_provider, meter_provider)
 
     def run_async(
         self,

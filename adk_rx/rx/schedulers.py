@@ -8,11 +8,17 @@ Three shared resources, each created lazily and thread-safely on first use:
   delay, so a timer never costs a thread of its own.
 * :func:`runtime_loop`: the asyncio loop that runs coroutines and async generators: the caller's
   running loop if there is one, otherwise one background loop thread owned by adk_rx.
+
+Work handed to another thread runs in a copy of the ``contextvars`` context of the code that
+scheduled it (:func:`schedule_now` and the timer), so OpenTelemetry's current span and any
+user context variable are the same inside a tool, a model stream or a store call as where it
+was started. asyncio already does this for ``call_soon_threadsafe`` and ``create_task``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import os
 import threading
@@ -91,9 +97,11 @@ class _SurvivingEventLoopScheduler(EventLoopScheduler):
         action: typing.ScheduledAction[_TState],
         state: _TState | None = None,
     ) -> abc.DisposableBase:
+        context = contextvars.copy_context()  # the action runs where it was scheduled from
+
         def guarded(scheduler: abc.SchedulerBase, state_: _TState | None) -> Any:
             try:
-                return action(scheduler, state_)
+                return context.run(action, scheduler, state_)
             except Exception:
                 _log.exception("an action on the adk_rx timer scheduler raised")
                 return None
@@ -165,12 +173,20 @@ def schedule_now(
     On a ``ThreadPoolScheduler`` the action goes straight to its executor: the stock
     ``schedule`` builds a one-shot ``EventLoopScheduler`` (thread condition, queues) per action,
     which costs more than the blocking call it carries when tools and stores are fast.
+
+    The action runs in a copy of the caller's ``contextvars`` context (OpenTelemetry's current
+    span among them), whichever thread runs it.
     """
+    context = contextvars.copy_context()
     if isinstance(scheduler, ThreadPoolScheduler):
-        future = scheduler.executor.submit(action, scheduler, None)
+        future = scheduler.executor.submit(context.run, action, scheduler, None)
 
         def cancel() -> None:
             future.cancel()
 
         return Disposable(cancel)
-    return scheduler.schedule(action)
+
+    def in_context(scheduler_: abc.SchedulerBase, state: Any = None) -> None:
+        context.run(action, scheduler_, state)
+
+    return scheduler.schedule(in_context)

@@ -83,6 +83,8 @@ class AgentTool(BaseTool):
             text = request
         caller = tool_context.invocation_context
         runner = InMemoryRunner(self.agent, app_name=caller.agent.name)
+        if caller.trace is not None:  # the inner run reports where the caller's run does
+            runner.telemetry = caller.trace.invocation.telemetry
         state = dict(tool_context.state)
         last: list[Event] = []
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 from collections.abc import Iterator
 
@@ -9,6 +10,7 @@ from reactivex.scheduler import ThreadPoolScheduler
 
 from adk_rx.rx import io_scheduler, runtime_loop, set_io_scheduler, timer_scheduler
 from adk_rx.rx import schedulers as module
+from adk_rx.rx.schedulers import schedule_now
 
 from ._support import WAIT
 
@@ -86,6 +88,45 @@ def test_timer_scheduler_survives_an_action_that_raises() -> None:
     scheduler.schedule(lambda *_: 1 / 0)
     scheduler.schedule(lambda *_: ran.set())
     assert ran.wait(WAIT)
+
+
+_where: contextvars.ContextVar[str] = contextvars.ContextVar("where", default="unset")
+
+
+def test_timer_actions_run_in_the_context_they_were_scheduled_from() -> None:
+    seen: list[str] = []
+    fired = threading.Event()
+
+    def read(*_: object) -> None:
+        seen.append(_where.get())
+        fired.set()
+
+    token = _where.set("scheduler of the timer")
+    try:
+        timer_scheduler().schedule_relative(0.001, read)
+    finally:
+        _where.reset(token)
+    assert fired.wait(WAIT)
+    assert seen == ["scheduler of the timer"]
+
+
+def test_pool_work_runs_in_the_context_it_was_scheduled_from() -> None:
+    seen: list[str] = []
+    done = threading.Event()
+
+    def read(*_: object) -> None:
+        seen.append(_where.get())
+        _where.set("changed by the worker")  # stays in the worker's copy
+        done.set()
+
+    token = _where.set("caller")
+    try:
+        schedule_now(io_scheduler(), read)
+        assert done.wait(WAIT)
+        assert _where.get() == "caller"
+    finally:
+        _where.reset(token)
+    assert seen == ["caller"]
 
 
 def test_runtime_loop_is_the_running_loop_of_asyncio_code() -> None:
