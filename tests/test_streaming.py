@@ -221,3 +221,20 @@ def test_sse_and_none_modes_store_the_same_history() -> None:
         return [(e.author, e.text(), e.partial) for e in stored(runner)]
 
     assert texts(streamed) == texts(plain) == [("user", "hi", None), ("writer", "abc", None)]
+
+
+def test_after_model_replacing_streamed_chunks_stores_only_the_aggregate() -> None:
+    def shout(callback_context: Any, llm_response: LlmResponse) -> LlmResponse:
+        said = "".join(p.text or "" for p in (llm_response.content.parts or []))
+        return LlmResponse(content=model_content(types.Part(text=said.upper())))
+
+    agent = LlmAgent(name="poet", model=ScriptedLlm([["Ro", "ses"]]), after_model_callback=shout)
+    runner = in_memory_runner(agent)
+    new_session(runner)
+    events = _run(runner, "poem")
+    assert [(bool(e.partial), e.text()) for e in events] == [
+        (True, "RO"),
+        (True, "SES"),
+        (False, "ROSES"),
+    ]
+    assert [(e.author, e.text()) for e in stored(runner)] == [("user", "poem"), ("poet", "ROSES")]

@@ -9,6 +9,7 @@ on-model-error (a response recovers), after-model (a response replaces each one)
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
@@ -161,9 +162,16 @@ def _after_model(
             "after_model_callback", callback_context=cc, llm_response=response
         )
     thunks += [_bind(cb, cc, response) for cb in agent.after_model_callback]
-    return first_result(thunks).pipe(
-        ops.map(_check_response("after_model_callback")), ops.default_if_empty(response)
-    )
+    check = _check_response("after_model_callback")
+
+    def checked(value: Any) -> LlmResponse:
+        replacement = check(value)
+        if response.partial and not replacement.partial:
+            # A replacement of a streamed chunk stays a chunk: only the aggregate is stored.
+            return dataclasses.replace(replacement, partial=True)
+        return replacement
+
+    return first_result(thunks).pipe(ops.map(checked), ops.default_if_empty(response))
 
 
 def _with_call_ids(content: types.Content | None) -> types.Content | None:
