@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -313,9 +313,11 @@ class ToolContext(CallbackContext):
         function_call_id: the id of the call being answered.
         tool_confirmation: the user's answer, when this call is being resumed after a
             confirmation request.
+        progress_sink: where :meth:`report_progress` sends a report (set by the flow for a
+            tool whose ``reports_progress`` is true); None drops reports.
     """
 
-    __slots__ = ("function_call_id", "tool_confirmation")
+    __slots__ = ("function_call_id", "progress_sink", "tool_confirmation")
 
     def __init__(
         self,
@@ -328,6 +330,18 @@ class ToolContext(CallbackContext):
         super().__init__(invocation_context, actions)
         self.function_call_id = function_call_id
         self.tool_confirmation = tool_confirmation
+        self.progress_sink: Callable[[Any], None] | None = None
+
+    def report_progress(self, progress: Any) -> None:
+        """Reports progress of this call: a partial event of the calling agent, never stored.
+
+        ``progress`` (JSON-compatible) goes into the event's ``custom_metadata`` under
+        ``"tool_progress"`` with the call's id and tool name. Reports are dropped once the
+        call has answered, and for tools that do not declare ``reports_progress``.
+        """
+        sink = self.progress_sink
+        if sink is not None:
+            sink(progress)
 
     def request_confirmation(self, hint: str = "", payload: Any = None) -> None:
         """Asks the user to confirm this call; the answer resumes it in a later turn."""

@@ -90,6 +90,12 @@ class ConsoleRenderer:
             self._streamed = ""
 
     def _partial(self, event: Event) -> None:
+        progress = (event.custom_metadata or {}).get("tool_progress")
+        if isinstance(progress, Mapping):
+            self._end_stream()
+            line = f"  … {progress.get('name')}: {_short(progress.get('progress'))}"
+            self.console.print(Text(line, style="dim"))
+            return
         text = event.text()
         if not text:
             return

@@ -12,7 +12,7 @@ arguments, a tool that raises or times out all become ``{"error": "..."}`` respo
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
@@ -24,6 +24,7 @@ from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.events import Event, EventActions, ToolConfirmation
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
 from adk_rx.flows.tool_call import NO_RESPONSE, Call, new_call_id, run_call, tool_result_dict
+from adk_rx.flows.tool_progress import connect_progress, with_progress
 from adk_rx.run_config import ToolExecutionMode
 from adk_rx.rx.sync import items as rx_items
 
@@ -59,6 +60,20 @@ def handle_function_calls(
         )
         for call in calls
     ]
+    reporting = [it for it in items if it.tool is not None and it.tool.reports_progress]
+    if not reporting:
+        return _handle(agent, ctx, items)
+
+    def build(sink: Callable[[Event], None]) -> Observable[Event]:
+        for it in reporting:
+            assert it.tool is not None
+            connect_progress(agent, ctx, it.context, it.tool, sink)
+        return _handle(agent, ctx, items)
+
+    return with_progress(build)
+
+
+def _handle(agent: LlmAgent, ctx: InvocationContext, items: list[Call]) -> Observable[Event]:
     collected: Observable[list[Any]]
     if len(items) == 1:  # called at subscribe time (by the flow's defer): run it now
         collected = run_call(agent, ctx, items[0]).pipe(ops.map(lambda result: [result]))

@@ -8,6 +8,8 @@ How a call runs::
   caller, and several calls overlap;
 * a coroutine function (or async generator) runs as a task on the runtime loop
   (``from_async``); disposing cancels it;
+* an async generator, or a function returning an Observable, reports every item before its
+  last as progress (a partial event of the calling agent); the last item is the result;
 * a function annotated to return an ``Observable`` is called at subscribe time and its
   Observable is used as it is (an unannotated sync function that returns one is waited
   for on its I/O worker, and cannot be cancelled there).
@@ -15,7 +17,8 @@ How a call runs::
 Result mapping: a dict is kept; ``None`` becomes ``{}`` (a long-running tool keeps ``None``:
 "no response yet"); a pydantic model or dataclass becomes its JSON dict; any other value
 ``v`` becomes ``{"result": v}``. A value JSON cannot hold is a :class:`ToolResultError`. When a
-stream or an async generator emits several values, the last one is the result.
+stream or an async generator emits several values, the last one is the result and the
+earlier ones are progress reports.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import pydantic
 import pydantic_core
 from google.genai import types
 from pydantic_core import ErrorDetails
-from reactivex import Observable, defer
+from reactivex import Observable, abc, defer
 from reactivex import operators as ops
 
 from adk_rx.context import ToolContext
@@ -173,6 +176,8 @@ class FunctionTool(BaseTool):
         self.require_confirmation = require_confirmation
         self._schema = schema
         self._kind = _kind(func)
+        # Every item before the last of a stream or async generator is reported as progress.
+        self.reports_progress = self._kind == "async_generator" or schema.returns_observable
         self._declaration = types.FunctionDeclaration(
             name=self.name,
             description=self.description,
@@ -209,9 +214,10 @@ class FunctionTool(BaseTool):
 
             return from_async(answer)
         if self._kind == "async_generator":
-            return _last(from_async(lambda: func(*call.args, **call.kwargs)), to_response)
+            stream = from_async(lambda: func(*call.args, **call.kwargs))
+            return _reporting(stream, to_response, tool_context)
         if self._schema.returns_observable:
-            return _last(func(*call.args, **call.kwargs), to_response)
+            return _reporting(func(*call.args, **call.kwargs), to_response, tool_context)
 
         # The result is mapped on the worker thread: an operator after from_blocking would
         # cost more than the whole call (flat_map + just measured ~80 us).
@@ -261,10 +267,42 @@ class FunctionTool(BaseTool):
         return {"result": jsonable}
 
 
-def _last(
-    stream: Observable[Any], to_response: Callable[[Any], dict[str, Any] | None]
+def _reporting(
+    stream: Observable[Any],
+    to_response: Callable[[Any], dict[str, Any] | None],
+    tool_context: ToolContext,
 ) -> Observable[Any]:
-    return stream.pipe(ops.last_or_default(None), ops.map(to_response))
+    """The last item of ``stream`` as the response; every earlier one reported as progress.
+
+    Marble diagram::
+
+        stream:    --a--b--c|
+        reported:  -----a--b
+        result:    ---------r(c)|
+    """
+
+    def subscribe(
+        observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        held: list[Any] = []
+
+        def on_next(value: Any) -> None:
+            if held:
+                tool_context.report_progress(held[0])
+            held[:] = [value]
+
+        def on_completed() -> None:
+            try:
+                response = to_response(held[0] if held else None)
+            except Exception as exc:
+                observer.on_error(exc)
+                return
+            observer.on_next(response)
+            observer.on_completed()
+
+        return stream.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)
+
+    return Observable(subscribe)
 
 
 def _kind(func: Callable[..., Any]) -> str:
