@@ -14,9 +14,13 @@ with the GenAI semantic-convention attributes (``gen_ai.operation.name``,
 ``adk_rx.invocation_id`` on every span; metrics are listed in ``metrics.py``. Contents go on
 spans only with ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``. With no provider
 configured nothing is created: each invocation checks once and skips.
+
+:class:`LoggingPlugin` logs the same moments through the standard ``logging`` module, with
+no OpenTelemetry setup at all.
 """
 
 from adk_rx.telemetry.attributes import CAPTURE_CONTENT_ENV
+from adk_rx.telemetry.logging_plugin import LoggingPlugin
 from adk_rx.telemetry.runner_telemetry import NO_TRACE, Telemetry, is_configured
 from adk_rx.telemetry.spans import InvocationTrace, TraceScope
 
@@ -24,6 +28,7 @@ __all__ = [
     "CAPTURE_CONTENT_ENV",
     "NO_TRACE",
     "InvocationTrace",
+    "LoggingPlugin",
     "Telemetry",
     "TraceScope",
     "is_configured",
