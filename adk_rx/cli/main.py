@@ -65,6 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
         )
         server.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1")
         server.add_argument("--port", type=int, default=8000, help="default: 8000")
+
+    from adk_rx.cli.bench_cmd import add_bench_parser
+    from adk_rx.cli.eval_cmd import add_eval_parser
+
+    add_eval_parser(commands)
+    add_bench_parser(commands)
     return parser
 
 
@@ -83,6 +89,14 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from adk_rx.cli.run import run_command
 
         return run_command(args)
+    if args.command == "eval":
+        from adk_rx.cli.eval_cmd import eval_command
+
+        return eval_command(args)
+    if args.command == "bench":
+        from adk_rx.cli.bench_cmd import bench_command
+
+        return bench_command(args)
     from adk_rx.cli.loader import discover_apps
 
     try:

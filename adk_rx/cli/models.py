@@ -32,15 +32,17 @@ __all__ = ["MODEL_ENV", "check_override", "override_model"]
 MODEL_ENV = "ADK_RX_MODEL"
 
 
-def override_model(name: str | None, replay: str | None) -> BaseLlm | None:
+def override_model(name: str | None, replay: str | None, *, reuse: bool = False) -> BaseLlm | None:
     """Builds the override model and puts it in place; None when neither is given.
+
+    With ``reuse``, a replayed recording answers every matching request, not once each.
 
     Raises:
         AdkRxError: the name matches no provider, its credentials are missing, or the
             recording cannot be read.
     """
     if replay is not None:
-        llm: BaseLlm = ReplayLlm(replay)
+        llm: BaseLlm = ReplayLlm(replay, reuse=reuse)
         os.environ[MODEL_ENV] = f"replay:{Path(replay).resolve()}"
     elif name is not None:
         llm = LlmRegistry.resolve(name)

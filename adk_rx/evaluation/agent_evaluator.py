@@ -32,7 +32,14 @@ from adk_rx.evaluation.evaluator import (
     evaluate,
 )
 
-__all__ = ["AgentEvaluator", "describe_failures", "find_eval_sets", "load_eval_file"]
+__all__ = [
+    "AgentEvaluator",
+    "describe_case",
+    "describe_failures",
+    "find_eval_sets",
+    "load_eval_file",
+    "read_config_beside",
+]
 
 CONFIG_FILE = "test_config.json"
 
@@ -68,7 +75,7 @@ class AgentEvaluator:
             failures: list[str] = []
             for path in find_eval_sets(eval_dataset_file_path_or_dir):
                 eval_set = load_eval_file(path)
-                thresholds = criteria or criteria_from_config(_config_beside(path))
+                thresholds = criteria or criteria_from_config(read_config_beside(path))
                 for _ in range(num_runs):
                     result = evaluate(agent, eval_set, thresholds)
                     if not result.passed:
@@ -115,10 +122,11 @@ def load_eval_file(path: str | Path) -> EvalSet:
 
 def describe_failures(result: EvalResult) -> str:
     """A readable account of every failed case: scores, then each turn that differed."""
-    return "\n".join(_describe(case) for case in result.cases if not case.passed)
+    return "\n".join(describe_case(case) for case in result.cases if not case.passed)
 
 
-def _describe(case: CaseResult) -> str:
+def describe_case(case: CaseResult, *, all_turns: bool = False) -> str:
+    """A case's scores, then each turn that differed (every turn with ``all_turns``)."""
     if case.error:
         return f"case {case.eval_id!r} failed to run: {case.error}"
     scores = ", ".join(
@@ -127,14 +135,15 @@ def _describe(case: CaseResult) -> str:
     )
     lines = [f"case {case.eval_id!r}: {scores}"]
     for number, turn in enumerate(case.turns, 1):
-        lines += _turn_lines(number, turn)
+        lines += _turn_lines(number, turn, all_turns)
     return "\n".join(lines)
 
 
-def _turn_lines(number: int, turn: TurnResult) -> list[str]:
+def _turn_lines(number: int, turn: TurnResult, all_turns: bool) -> list[str]:
     lines: list[str] = []
-    if not turn.trajectory_match:
-        lines.append(f"  turn {number} ({turn.user_text!r}): tool calls differ")
+    if all_turns or not turn.trajectory_match:
+        verdict = "tool calls match" if turn.trajectory_match else "tool calls differ"
+        lines.append(f"  turn {number} ({turn.user_text!r}): {verdict}")
         lines.append(f"    - expected: {_calls(turn.expected_tool_uses)}")
         lines.append(f"    + actual:   {_calls(turn.actual_tool_uses)}")
     if turn.response_score is not None and turn.expected_response is not None:
@@ -152,7 +161,8 @@ def _calls(calls: list[Any]) -> str:
     )
 
 
-def _config_beside(path: Path) -> dict[str, Any] | None:
+def read_config_beside(path: Path) -> dict[str, Any] | None:
+    """The ``test_config.json`` beside an eval set file, if there is one."""
     config = path.parent / CONFIG_FILE
     if not config.is_file():
         return None
