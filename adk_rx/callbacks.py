@@ -18,7 +18,7 @@ import reactivex as rx
 from reactivex import Observable
 from reactivex import operators as ops
 
-from adk_rx.errors import AdkRxError, CallbackError, ConfigurationError
+from adk_rx.errors import AdkRxError, CallbackError, ConfigurationError, StateValueError
 from adk_rx.rx import sync
 
 __all__ = ["as_callback_list", "first_result", "lift_result"]
@@ -53,6 +53,10 @@ def _describe(thunk: Thunk) -> str:
 
 
 def _wrap(exc: Exception, thunk: Thunk) -> Exception:
+    if isinstance(exc, StateValueError) and exc.writer is None:
+        named = StateValueError(exc.key, exc.problem, f"callback {_describe(thunk)}")
+        named.__cause__ = exc
+        return named
     if isinstance(exc, AdkRxError):
         return exc
     err = CallbackError(f"callback {_describe(thunk)} raised {type(exc).__name__}: {exc}")

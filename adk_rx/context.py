@@ -244,11 +244,17 @@ class CallbackContext(ReadonlyContext):
     __slots__ = ("_state", "actions")
 
     def __init__(
-        self, invocation_context: InvocationContext, actions: ActionsBuilder | None = None
+        self,
+        invocation_context: InvocationContext,
+        actions: ActionsBuilder | None = None,
+        *,
+        writer: str | None = None,
     ) -> None:
         super().__init__(invocation_context)
         self.actions = ActionsBuilder() if actions is None else actions
-        self._state = State(invocation_context.session.state, self.actions.state_delta)
+        self._state = State(
+            invocation_context.session.state, self.actions.state_delta, writer=writer
+        )
 
     @property
     def state(self) -> State:  # type: ignore[override]
@@ -309,6 +315,8 @@ class CallbackContext(ReadonlyContext):
 class ToolContext(CallbackContext):
     """The context of one function call.
 
+    ``tool_name`` (a constructor argument) names the tool in errors about its state writes.
+
     Attributes:
         function_call_id: the id of the call being answered.
         tool_confirmation: the user's answer, when this call is being resumed after a
@@ -326,8 +334,11 @@ class ToolContext(CallbackContext):
         function_call_id: str | None = None,
         tool_confirmation: ToolConfirmation | None = None,
         actions: ActionsBuilder | None = None,
+        tool_name: str | None = None,
     ) -> None:
-        super().__init__(invocation_context, actions)
+        super().__init__(
+            invocation_context, actions, writer=f"tool {tool_name!r}" if tool_name else None
+        )
         self.function_call_id = function_call_id
         self.tool_confirmation = tool_confirmation
         self.progress_sink: Callable[[Any], None] | None = None

@@ -9,7 +9,8 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── InvalidAgentError       bad agent name, second parent, duplicate sub-agent / tool
     │   ├── UnknownModelError       no LlmRegistry pattern matches a model name
     │   ├── MissingCredentialsError a provider needs an API key that is not set
-    │   └── SessionExistsError      create_session with an id that is taken
+    │   ├── SessionExistsError      create_session with an id that is taken
+    │   └── StateValueError         a state key that is not a string, a value no store can keep
     ├── SessionNotFoundError        no such session (and auto_create_session is off); LookupError
     ├── InvocationNotFoundError     resuming an invocation the session does not hold; LookupError
     ├── RunError                    a failure while an invocation runs
@@ -50,6 +51,7 @@ __all__ = [
     "RunError",
     "SessionExistsError",
     "SessionNotFoundError",
+    "StateValueError",
     "StopError",
     "StoreError",
     "UnknownModelError",
@@ -78,6 +80,18 @@ class MissingCredentialsError(ConfigurationError):
 
 class SessionExistsError(ConfigurationError):
     """A session with that id already exists for this app and user."""
+
+
+class StateValueError(ConfigurationError, TypeError):
+    """A state write that no store could keep: a non-string key or a value JSON cannot hold."""
+
+    def __init__(self, key: object, problem: str, writer: str | None = None) -> None:
+        by = f" (written by {writer})" if writer else ""
+        super().__init__(f"state key {key!r}{by} {problem}")
+        self.key, self.problem, self.writer = key, problem, writer
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.key, self.problem, self.writer))
 
 
 class SessionNotFoundError(AdkRxError, LookupError):

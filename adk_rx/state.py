@@ -10,14 +10,22 @@ Keys are scoped by prefix:
 A :class:`State` never writes through to the session. Writes go to its delta, reads see the
 delta first; the delta leaves with the next event the context produces, and the Runner
 applies it to the session when it persists that event.
+
+Every store keeps state as JSON, so a write is checked when it is made, the same way for
+every store: a key must be a string, and a value (except under ``temp:``, never stored) must
+be something JSON can hold. A bad write raises :class:`~adk_rx.errors.StateValueError`
+naming the key and, when known, the tool or callback that wrote it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any, ClassVar
 
-__all__ = ["REMOVED", "State", "apply_delta", "persistent_delta"]
+from adk_rx.errors import StateValueError
+
+__all__ = ["REMOVED", "State", "apply_delta", "check_state_delta", "persistent_delta"]
 
 REMOVED = "__ADK_SENTINEL_REMOVED__"
 """The value a delta holds for a key it deletes (serialises as plain JSON)."""
@@ -27,12 +35,50 @@ def _is_removed(value: Any) -> bool:
     return value.__class__ is str and value == REMOVED
 
 
+_SCALARS = (str, int, float, bool)
+
+
+def _check_write(key: Any, value: Any, writer: str | None) -> None:
+    """Raises StateValueError unless every store can keep ``value`` under ``key``."""
+    if not isinstance(key, str):
+        raise StateValueError(
+            key, f"has type {type(key).__name__}; state keys must be strings", writer
+        )
+    if value is None or value.__class__ in _SCALARS or key.startswith(State.TEMP_PREFIX):
+        return
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError) as exc:
+        raise StateValueError(
+            key,
+            f"holds a {type(value).__name__} that no session store can keep ({exc}); store "
+            "JSON values (dict, list, str, int, float, bool, None), e.g. a datetime as its "
+            "isoformat(), or use a temp: key for this invocation only",
+            writer,
+        ) from exc
+
+
+def check_state_delta(delta: Mapping[Any, Any], writer: str | None = None) -> None:
+    """Checks every write of a state delta the way :class:`State` checks one.
+
+    Raises:
+        StateValueError: a key is not a string, or a value is not JSON.
+    """
+    for key, value in delta.items():
+        _check_write(key, value, writer)
+
+
 class State(MutableMapping[str, Any]):
     """A mutable view of session state that records every write in a delta.
 
     Args:
         value: the committed state (not modified).
         delta: where writes are recorded; shared with the event that will carry them.
+        writer: who writes through this view (e.g. ``"tool 'save'"``), named by errors.
+
+    Raises:
+        StateValueError: (on a write) a key that is not a string, or a value JSON cannot
+            hold outside ``temp:``.
     """
 
     APP_PREFIX: ClassVar[str] = "app:"
@@ -40,11 +86,18 @@ class State(MutableMapping[str, Any]):
     TEMP_PREFIX: ClassVar[str] = "temp:"
     REMOVED: ClassVar[str] = REMOVED
 
-    __slots__ = ("_delta", "_value")
+    __slots__ = ("_delta", "_value", "writer")
 
-    def __init__(self, value: Mapping[str, Any], delta: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        value: Mapping[str, Any],
+        delta: dict[str, Any] | None = None,
+        *,
+        writer: str | None = None,
+    ) -> None:
         self._value = value
         self._delta: dict[str, Any] = {} if delta is None else delta
+        self.writer = writer
 
     def __getitem__(self, key: str) -> Any:
         if key in self._delta:
@@ -55,6 +108,7 @@ class State(MutableMapping[str, Any]):
         return self._value[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
+        _check_write(key, value, self.writer)
         self._delta[key] = REMOVED if value is None else value
 
     def __delitem__(self, key: str) -> None:

@@ -2,10 +2,32 @@
 
 from __future__ import annotations
 
+import datetime
+from pathlib import Path
+
 import pytest
 
-from adk_rx import State
+from adk_rx import (
+    CallbackContext,
+    InMemorySessionService,
+    LlmAgent,
+    SqlSessionService,
+    State,
+    StateValueError,
+    ToolContext,
+)
+from adk_rx.sessions.base import BaseSessionService
 from adk_rx.state import REMOVED, apply_delta, persistent_delta
+from adk_rx.testing import ScriptedLlm
+from tests.spine_support import (
+    USER,
+    call_response,
+    collect,
+    create_session,
+    new_runner,
+    stored,
+    text,
+)
 
 
 def test_prefix_constants() -> None:
@@ -60,3 +82,74 @@ def test_persistent_delta_drops_temp_keys_only() -> None:
 def test_removed_sentinel_is_plain_json() -> None:
     assert isinstance(REMOVED, str)
     assert State.REMOVED == REMOVED
+
+
+# -- writes no store can keep fail when they are made, the same for every store ------------
+
+
+def test_a_value_json_cannot_hold_fails_at_write_time_naming_key_and_writer() -> None:
+    state = State({}, writer="tool 'save'")
+    with pytest.raises(StateValueError, match=r"state key 'when' \(written by tool 'save'\)"):
+        state["when"] = datetime.datetime(2026, 1, 1)
+    assert state.delta == {}
+
+
+def test_a_non_string_key_fails_at_write_time() -> None:
+    with pytest.raises(StateValueError, match=r"state key 1 .*must be strings"):
+        State({})[1] = "x"  # type: ignore[index]
+
+
+def test_temp_keys_may_hold_anything_they_are_never_stored() -> None:
+    state = State({})
+    marker = object()
+    state["temp:handle"] = marker
+    assert state["temp:handle"] is marker
+
+
+def _stores(tmp_path: Path) -> list[BaseSessionService]:
+    return [InMemorySessionService(), SqlSessionService(f"sqlite:///{tmp_path / 's.db'}")]
+
+
+@pytest.mark.parametrize("store", ["in_memory", "sqlite"])
+def test_a_tool_writing_a_datetime_gets_an_error_naming_it_in_every_store(
+    store: str, tmp_path: Path
+) -> None:
+    def save(tool_context: ToolContext) -> dict[str, bool]:
+        """Saves the time."""
+        tool_context.state["when"] = datetime.datetime(2026, 1, 1)
+        return {"saved": True}
+
+    service = _stores(tmp_path)[0 if store == "in_memory" else 1]
+    llm = ScriptedLlm([call_response("save"), "done"])
+    runner = new_runner(LlmAgent(name="a", model=llm, tools=[save]), session_service=service)
+    create_session(runner)
+    events = collect(runner.run_async(user_id=USER, session_id="s1", new_message=text("go")))
+    (response,) = events[1].get_function_responses()
+    assert "state key 'when' (written by tool 'save')" in response.response["error"]
+    assert "when" not in stored(runner).state
+
+
+@pytest.mark.parametrize("store", ["in_memory", "sqlite"])
+def test_a_callback_writing_an_object_fails_the_run_naming_the_callback(
+    store: str, tmp_path: Path
+) -> None:
+    def remember(callback_context: CallbackContext) -> None:
+        callback_context.state["thing"] = object()
+
+    service = _stores(tmp_path)[0 if store == "in_memory" else 1]
+    agent = LlmAgent(name="a", model=ScriptedLlm(["hi"]), before_agent_callback=remember)
+    runner = new_runner(agent, session_service=service)
+    create_session(runner)
+    with pytest.raises(StateValueError, match=r"'thing' \(written by callback .*remember\)"):
+        collect(runner.run_async(user_id=USER, session_id="s1", new_message=text("go")))
+
+
+def test_a_state_delta_with_a_non_string_key_is_refused_when_the_run_is_built() -> None:
+    runner = new_runner(LlmAgent(name="a", model=ScriptedLlm(["hi"])))
+    with pytest.raises(StateValueError, match=r"state key 1 .*state_delta"):
+        runner.run_async(
+            user_id=USER,
+            session_id="s1",
+            new_message=text("go"),
+            state_delta={1: "x"},  # type: ignore[dict-item]
+        )

@@ -55,6 +55,7 @@ def handle_function_calls(
             ToolContext(
                 ctx,
                 function_call_id=call.id,
+                tool_name=call.name,
                 tool_confirmation=(confirmations or {}).get(call.id or ""),
             ),
         )

@@ -75,8 +75,9 @@ class LlmRegistry:
             if compiled.fullmatch(name):
                 return factory(name)
         patterns = ", ".join(p for p, _, _ in entries) or "(none)"
+        hint = _did_you_mean(name, [compiled for _, compiled, _ in entries])
         raise UnknownModelError(
-            f"no model is registered for {name!r}; registered patterns: {patterns}. "
+            f"no model is registered for {name!r}{hint}; registered patterns: {patterns}. "
             "Register one with LlmRegistry.register(pattern, factory) or pass a BaseLlm."
         )
 
@@ -85,6 +86,18 @@ class LlmRegistry:
         """The registered patterns, oldest first."""
         with self._lock:
             return [p for p, _, _ in self._entries]
+
+
+def _did_you_mean(name: str, patterns: list[re.Pattern[str]]) -> str:
+    """`` (did you mean 'openai/gpt-4o-mini'?)`` when a spelling close to ``name`` resolves."""
+    if name.startswith(("models/", "google/")):
+        candidates = [name.split("/", 1)[1]]  # a Gemini name as other SDKs spell it
+    else:
+        candidates = [] if "/" in name else [f"openai/{name}"]  # a chat-completions model
+    for candidate in candidates:
+        if any(p.fullmatch(candidate) for p in patterns):
+            return f" (did you mean {candidate!r}?)"
+    return ""
 
 
 def _gemini(name: str) -> BaseLlm:

@@ -39,6 +39,7 @@ from adk_rx.runner.gates import SessionGates
 from adk_rx.runner.invocation import Invocation
 from adk_rx.rx.awaitable import AwaitableObservable
 from adk_rx.sessions.base import BaseSessionService
+from adk_rx.state import check_state_delta
 from adk_rx.telemetry import Telemetry
 
 __all__ = ["InMemoryRunner", "Runner"]
@@ -155,6 +156,7 @@ class Runner:
                 f"{type(state_delta).__name__}"
             )
         delta = dict(state_delta or {})
+        check_state_delta(delta, "the state_delta of run_async")
 
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None

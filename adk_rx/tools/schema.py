@@ -15,7 +15,8 @@ Parameter rules:
 * a parameter with a default, or typed ``X | None``, is not required (``X | None`` without a
   default defaults to ``None``);
 * an un-annotated parameter takes the type of its default when that is a str, int, float or
-  bool, and is ``Any`` otherwise (an empty schema: the model may send anything);
+  bool, and is ``Any`` otherwise (an empty schema: the model may send anything), with a
+  warning naming it;
 * ``*args`` is left out (a model names its arguments), ``**kwargs`` receives any argument the
   schema does not name; without ``**kwargs`` such arguments are ignored, as ADK does.
 
@@ -28,8 +29,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import types
 import typing
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +46,7 @@ from adk_rx.errors import ConfigurationError
 __all__ = [
     "BoundCall",
     "FunctionSchema",
+    "UntypedParameterWarning",
     "callable_target",
     "clean_schema",
     "function_schema",
@@ -163,6 +167,13 @@ def function_schema(
         # ("json", "_x", "model_id") can collide with pydantic's own attributes.
         field = f"p{index}"
         fields[field] = _field(param, hint, param_docs.get(param.name))
+        if fields[field][0] is Any and hint is inspect.Parameter.empty:
+            warnings.warn(
+                f"parameter {param.name!r} of tool {tool_name!r} has no type hint, so the "
+                f"model is told it may send anything; annotate it (e.g. {param.name}: str)",
+                UntypedParameterWarning,
+                stacklevel=_caller_outside_adk_rx(),
+            )
         params.append(_Param(param.name, field, positional_only))
 
     # Lax mode; a model often sends 7 for a str parameter, so numbers become str too.
@@ -182,6 +193,18 @@ def function_schema(
         _params=tuple(params),
         _var_keyword=var_keyword,
     )
+
+
+class UntypedParameterWarning(UserWarning):
+    """A tool parameter has no type hint (and no default that gives one)."""
+
+
+def _caller_outside_adk_rx() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside adk_rx."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("adk_rx."):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 def _parameters(json_schema: dict[str, Any] | None, var_keyword: bool) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from reactivex import Observable
 
 from adk_rx.errors import ConfigurationError
 from adk_rx.tools.function import FunctionTool, parse_docstring
-from adk_rx.tools.schema import function_schema
+from adk_rx.tools.schema import UntypedParameterWarning, function_schema
 
 if TYPE_CHECKING:
     from adk_rx.context import ToolContext
@@ -262,8 +262,10 @@ def test_star_args_are_left_out_and_star_kwargs_open_the_schema() -> None:
 def test_unannotated_parameters_take_their_defaults_type_or_any() -> None:
     def f(a, b=2, c="x", d=None) -> None: ...  # type: ignore[no-untyped-def]
 
-    props = (_params(f) or {})["properties"]
+    with pytest.warns(UntypedParameterWarning) as seen:
+        props = (_params(f) or {})["properties"]
 
+    assert {str(w.message).split("'")[1] for w in seen} == {"a", "d"}
     assert props["a"] == {}
     assert props["b"] == {"type": "integer", "default": 2}
     assert props["c"] == {"type": "string", "default": "x"}
@@ -331,3 +333,13 @@ def test_function_schema_reports_an_observable_return_annotation() -> None:
 
     assert function_schema(streams).returns_observable
     assert not function_schema(plain).returns_observable
+
+
+def test_a_parameter_without_a_type_hint_warns_naming_it() -> None:
+    def lookup(city, limit=3):  # type: ignore[no-untyped-def]
+        """Looks a city up."""
+
+    with pytest.warns(UntypedParameterWarning, match="parameter 'city' of tool 'lookup'") as seen:
+        function_schema(lookup)
+    assert len(seen) == 1  # limit takes its default's type: no warning
+    assert seen[0].filename == __file__  # points at the caller, not at adk_rx
