@@ -14,7 +14,8 @@ An *agents folder* holds one app per sub-folder whose ``agent.py`` exposes ``roo
 and keeps it.
 
 Every failure is an :class:`AgentLoadError` whose message names the file and says what to
-change; an exception raised while importing the user's module is chained as its cause.
+change; an exception raised while importing the user's module is chained as its cause, and
+:func:`import_traceback` formats it from the user's own frames (the command line prints it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import importlib.machinery
 import importlib.util
 import sys
 import threading
+import traceback
 from pathlib import Path
 from types import ModuleType
 
@@ -35,6 +37,7 @@ __all__ = [
     "AgentLoadError",
     "app_name_for",
     "discover_apps",
+    "import_traceback",
     "load_agent",
     "load_app",
     "load_target_app",
@@ -157,6 +160,23 @@ def load_app(agents_dir: str | Path, name: str) -> App:
             app = _named(_agent_of(_import_folder(folder), ROOT_AGENT, folder), name, folder)
             _apps[key] = app
     return app
+
+
+def import_traceback(error: BaseException) -> str:
+    """The traceback of an error raised while importing an agent, without the loader's frames.
+
+    Frames of this module and of ``importlib`` are dropped, so the first frame shown is the
+    user's ``agent.py`` (``File "…/agent.py", line N``).
+    """
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if frame.filename != __file__ and "importlib" not in frame.filename
+    ]
+    lines = ["Traceback (most recent call last):\n"]
+    lines += traceback.format_list(frames)
+    lines += traceback.format_exception_only(error)
+    return "".join(lines)
 
 
 # -- importing ------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
 from adk_rx.artifacts.in_memory import InMemoryArtifactService
-from adk_rx.cli.loader import load_target_app
+from adk_rx.cli.loader import AgentLoadError, import_traceback, load_target_app
 from adk_rx.cli.models import check_override, override_model
 from adk_rx.cli.render import ConsoleRenderer, JsonlRenderer, Renderer
 from adk_rx.cli.stats import TurnStats
@@ -78,6 +78,8 @@ def run_command(args: argparse.Namespace) -> int:
         user_id = args.user_id or _login()
         session_id = _open_session(runner, user_id, args.session_id)
     except AdkRxError as exc:
+        if isinstance(exc, AgentLoadError) and exc.__cause__ is not None:
+            print(import_traceback(exc.__cause__), file=sys.stderr, end="")
         renderer.failure(str(exc))
         return EXIT_USAGE
     renderer.note(

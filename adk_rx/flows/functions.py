@@ -7,7 +7,9 @@ callbacks when it fails, after-tool callbacks. The responses become ONE event, p
 call order, actions merged in call order.
 
 Errors the model can recover from never end the run: an unknown tool name, invalid
-arguments, a tool that raises or times out all become ``{"error": "..."}`` responses.
+arguments, a tool that raises or times out all become ``{"error": "..."}`` responses. The
+traceback of a tool that raised is logged and kept in the response event's
+``custom_metadata`` (see :mod:`adk_rx.flows.tool_errors`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.events import Event, EventActions, ToolConfirmation
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
 from adk_rx.flows.tool_call import NO_RESPONSE, Call, new_call_id, run_call, tool_result_dict
+from adk_rx.flows.tool_errors import TRACEBACKS_KEY
 from adk_rx.flows.tool_progress import connect_progress, with_progress
 from adk_rx.run_config import ToolExecutionMode
 from adk_rx.rx.sync import items as rx_items
@@ -105,6 +108,7 @@ def _events(
     if actions.requested_tool_confirmations:
         out.append(_confirmation_event(agent, ctx, items, actions))
     if parts:
+        tracebacks = {item.call.id: item.traceback for item in items if item.traceback}
         out.append(
             Event(
                 author=agent.name,
@@ -112,6 +116,7 @@ def _events(
                 branch=ctx.branch,
                 content=_USER_CONTENT.model_copy(update={"parts": parts}),
                 actions=actions,
+                custom_metadata={TRACEBACKS_KEY: tracebacks} if tracebacks else None,
             )
         )
     return rx_items(out)

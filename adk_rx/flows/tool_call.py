@@ -22,7 +22,8 @@ from reactivex.disposable import CompositeDisposable, SerialDisposable
 
 from adk_rx.callbacks import first_result
 from adk_rx.context import InvocationContext, ToolContext
-from adk_rx.errors import AdkRxError, StopError
+from adk_rx.errors import StopError
+from adk_rx.flows.tool_errors import error_text, format_tool_error, log_tool_error
 from adk_rx.rx import sync
 from adk_rx.rx.sync import just as rx_just
 from adk_rx.tools.function import ToolResultError
@@ -67,17 +68,18 @@ def _jsonable(tool: BaseTool, value: Any) -> Any:
         ) from exc
 
 
-def _error_text(exc: BaseException) -> str:
-    message = str(exc) or type(exc).__name__
-    if isinstance(exc, AdkRxError):
-        return message
-    return f"{type(exc).__name__}: {message}"
+def _error_text(item: Call, exc: BaseException) -> str:
+    """The model-facing error text; the traceback goes to the log and to ``item.traceback``."""
+    ctx = item.context
+    log_tool_error(item.call.name, item.call.id, ctx.invocation_id, exc)
+    item.traceback = format_tool_error(exc)
+    return error_text(exc)
 
 
 class Call:
-    """One function call being executed."""
+    """One function call being executed (``traceback``: set when the tool raised)."""
 
-    __slots__ = ("args", "call", "context", "span", "tool")
+    __slots__ = ("args", "call", "context", "span", "tool", "traceback")
 
     def __init__(
         self, call: types.FunctionCall, tool: BaseTool | None, context: ToolContext
@@ -87,6 +89,7 @@ class Call:
         self.context = context
         self.args: dict[str, Any] = dict(call.args or {})
         self.span: ToolSpan | None = None  # set while traced; told when the tool raises
+        self.traceback: str | None = None
 
 
 def run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[Any]:
@@ -193,10 +196,10 @@ def _tool_error(
         )
     thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
     if not thunks:
-        return rx_just({"error": _error_text(exc)})
+        return rx_just({"error": _error_text(item, exc)})
     return first_result(thunks).pipe(
         ops.map(lambda value: _checked(tool, value)),
-        ops.default_if_empty({"error": _error_text(exc)}),
+        ops.default_if_empty({"error": _error_text(item, exc)}),
     )
 
 
@@ -259,7 +262,7 @@ def _run_call_with_callbacks(
         thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
         return first_result(thunks).pipe(
             ops.map(lambda value: _checked(tool, value)),
-            ops.default_if_empty({"error": _error_text(exc)}),
+            ops.default_if_empty({"error": _error_text(item, exc)}),
         )
 
     def plain_after(result: Any) -> Any:

@@ -160,7 +160,25 @@ def test_an_agent_that_cannot_be_loaded_exits_2_with_a_clear_message(tmp_path: P
     assert result.returncode == 2
     assert "broken_app/agent.py failed" in result.stderr
     assert "No module named 'no_such_dependency'" in result.stderr
-    assert "Traceback" not in result.stderr
+
+
+def test_an_agent_that_raises_on_import_shows_the_traceback_from_its_own_file(tmp_path: Path):
+    app = tmp_path / "raising_app"
+    app.mkdir()
+    (app / "agent.py").write_text(
+        "def settings():\n    return {}['MODEL']\n\n\nMODEL = settings()\n"
+    )
+
+    result = adk_rx(tmp_path, "run", "raising_app", "--in-memory", "-m", "hi")
+
+    assert result.returncode == 2
+    err = result.stderr
+    agent_py = str((app / "agent.py").resolve())
+    assert err.startswith("Traceback (most recent call last):")
+    assert f'File "{agent_py}", line 5, in <module>' in err
+    assert f'File "{agent_py}", line 2, in settings' in err
+    assert "KeyError: 'MODEL'" in err
+    assert "loader.py" not in err and "importlib" not in err
 
 
 def test_sigint_during_a_stream_cancels_and_leaves_a_valid_session(slowpoke: Path):
