@@ -34,6 +34,7 @@ from adk_rx.errors import (
     UnknownModelError,
 )
 from adk_rx.events import Event, EventActions
+from adk_rx.live.queue import LiveRequestQueue
 from adk_rx.memory.in_memory import InMemoryMemoryService
 from adk_rx.memory.sql import SqlMemoryService
 from adk_rx.models import BaseLlm, LlmRegistry, LlmRequest, LlmResponse
@@ -76,6 +77,7 @@ __all__ = [
     "InvocationContext",
     "InvocationNotFoundError",
     "InvocationTimeoutError",
+    "LiveRequestQueue",
     "LlmAgent",
     "LlmCallsLimitExceededError",
     "LlmRegistry",

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from adk_rx.agents.base import BaseAgent
     from adk_rx.artifacts.base import BaseArtifactService
+    from adk_rx.live.queue import LiveRequestQueue
     from adk_rx.memory.base import BaseMemoryService, SearchMemoryResponse
     from adk_rx.plugins import PluginManager
     from adk_rx.sessions.base import BaseSessionService
@@ -107,6 +108,7 @@ class InvocationContext:
     end_invocation: bool = False
     shared: InvocationShared = None  # type: ignore[assignment]
     trace: TraceScope | None = None  # the span this agent runs in; None when nobody listens
+    live_request_queue: LiveRequestQueue | None = None  # set by Runner.run_live
 
     def __post_init__(self) -> None:
         if self.shared is None:

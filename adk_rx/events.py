@@ -197,6 +197,8 @@ class Event:
         finish_reason: why the model stopped.
         usage_metadata: token counts reported by the model.
         interrupted: the model's turn was interrupted.
+        input_transcription: what a live model heard the user say.
+        output_transcription: the text of a live model's spoken answer.
         model_version: the model version that produced the content.
         grounding_metadata: the sources a grounded answer rests on (search citations).
         citation_metadata: the sources the answer quotes.
@@ -222,6 +224,8 @@ class Event:
     finish_reason: str | None = None
     usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
     interrupted: bool | None = None
+    input_transcription: types.Transcription | None = None
+    output_transcription: types.Transcription | None = None
     model_version: str | None = None
     grounding_metadata: types.GroundingMetadata | None = None
     citation_metadata: types.CitationMetadata | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["RunConfig", "StreamingMode", "ToolExecutionMode"]
@@ -18,7 +19,7 @@ class StreamingMode(enum.Enum):
     SSE = "sse"
     """Partial events as the model streams (never persisted), then the aggregate."""
     BIDI = "bidi"
-    """Live, bidirectional streaming (reserved; runs like SSE in this version)."""
+    """Live, bidirectional streaming: ``Runner.run_live``; ``run_async`` runs it like SSE."""
 
 
 class ToolExecutionMode(enum.Enum):
@@ -45,6 +46,10 @@ class RunConfig(BaseModel):
         tool_timeout: seconds one tool call may take; then the model gets
             ``{"error": "timeout"}`` and the run goes on.
         custom_metadata: free-form data for plugins and callbacks.
+        response_modalities: what a live model answers with (``["TEXT"]``, ``["AUDIO"]``).
+        speech_config: the voice of a live model's audio answers.
+        input_audio_transcription: ask a live model to transcribe what it hears.
+        output_audio_transcription: ask a live model to transcribe what it says.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -57,6 +62,10 @@ class RunConfig(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     tool_timeout: float | None = Field(default=None, gt=0)
     custom_metadata: dict[str, Any] = Field(default_factory=dict)
+    response_modalities: list[str] | None = None
+    speech_config: types.SpeechConfig | None = None
+    input_audio_transcription: types.AudioTranscriptionConfig | None = None
+    output_audio_transcription: types.AudioTranscriptionConfig | None = None
 
     @field_validator("max_llm_calls")
     @classmethod

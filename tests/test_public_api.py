@@ -26,6 +26,8 @@ CONTRACT_NAMES = {
     "InMemoryArtifactService", "FileArtifactService", "InMemoryMemoryService",
     # plugins
     "BasePlugin",
+    # live
+    "LiveRequestQueue",
     # apps
     "App", "ResumabilityConfig", "EventsCompactionConfig",
 }  # fmt: skip

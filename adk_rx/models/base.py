@@ -1,14 +1,20 @@
-"""The model seam: one method, ``generate_content``, returning a cold Observable."""
+"""The model seam: one method, ``generate_content``, returning a cold Observable.
+
+``connect`` is the optional second seam, for live (bidirectional) sessions.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reactivex import Observable
 
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
+
+if TYPE_CHECKING:
+    from adk_rx.models.live import BaseLlmConnection
 
 __all__ = ["BaseLlm"]
 
@@ -35,6 +41,22 @@ class BaseLlm(ABC):
         they arrive, then one aggregated complete response. Disposing the subscription must
         stop the call (cancel the task, close the HTTP response).
         """
+
+    def connect(self, llm_request: LlmRequest) -> BaseLlmConnection:
+        """Opens a live, bidirectional connection for ``llm_request`` (``Runner.run_live``).
+
+        The request carries the system instruction, tools and config; the history is sent
+        with ``send_history``. Models without a live API keep this default, which raises.
+
+        Raises:
+            ConfigurationError: this model has no live connection.
+        """
+        from adk_rx.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"model {self.model!r} ({type(self).__name__}) has no live connection; run_live "
+            "needs a model that implements connect() (GeminiLlm, ScriptedLiveLlm)"
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r})"

@@ -42,12 +42,15 @@ class LlmRequest:
         contents: the conversation, oldest first.
         config: generation settings; holds the system instruction and tool declarations.
         tools_dict: tool name -> tool, for the tools declared in ``config.tools``.
+        live_connect_config: live-only settings (modalities, voice, transcription) for
+            ``BaseLlm.connect``; None outside a live session.
     """
 
     model: str | None = None
     contents: list[types.Content] = field(default_factory=list)
     config: types.GenerateContentConfig = field(default_factory=lambda: empty_config())
     tools_dict: dict[str, BaseTool] = field(default_factory=dict)
+    live_connect_config: types.LiveConnectConfig | None = None
 
     def append_instructions(self, instructions: list[str]) -> None:
         """Adds instructions to the single system-instruction text, joined by blank lines."""

@@ -30,6 +30,8 @@ class LlmResponse:
         finish_reason: why generation stopped (a ``types.FinishReason`` value).
         usage_metadata: token counts.
         interrupted: the turn was interrupted (live mode).
+        input_transcription: what the model heard the user say (live audio).
+        output_transcription: the text of the model's spoken answer (live audio).
         custom_metadata: free-form data passed through to the event.
         model_version: the model version the provider reports.
         grounding_metadata: the sources a grounded answer (e.g. Google Search) rests on.
@@ -50,6 +52,8 @@ class LlmResponse:
     finish_reason: str | None = None
     usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
     interrupted: bool | None = None
+    input_transcription: types.Transcription | None = None
+    output_transcription: types.Transcription | None = None
     custom_metadata: Mapping[str, Any] | None = None
     model_version: str | None = None
     grounding_metadata: types.GroundingMetadata | None = None

@@ -27,6 +27,7 @@ from adk_rx.errors import (
 )
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.flows.sequenced import concat_map_direct
+from adk_rx.live.flow import run_live_agent
 from adk_rx.run_config import RunConfig
 from adk_rx.runner.dangling import dangling_calls, interrupted_answers
 from adk_rx.runner.gates import Gate, SessionGates, SessionKey
@@ -40,6 +41,7 @@ from adk_rx.sessions.session import Session
 from adk_rx.telemetry import NO_TRACE
 
 if TYPE_CHECKING:
+    from adk_rx.live.queue import LiveRequestQueue
     from adk_rx.runner.runner import Runner
 
 __all__ = ["Invocation"]
@@ -55,9 +57,10 @@ class Invocation:
         *,
         user_id: str,
         session_id: str,
-        message: types.Content,
+        message: types.Content | None,
         run_config: RunConfig,
         state_delta: dict[str, Any],
+        live_queue: LiveRequestQueue | None = None,
     ) -> None:
         self.runner = runner
         self.observer = observer
@@ -66,6 +69,7 @@ class Invocation:
         self.message = message
         self.run_config = run_config
         self.state_delta = state_delta
+        self.live_queue = live_queue  # run_live: the user's turns come through this queue
         self.key: SessionKey = (runner.app_name, user_id, session_id)
         self._lock = threading.Lock()
         self._status = "waiting"  # waiting -> running -> stopping -> done
@@ -210,6 +214,7 @@ class Invocation:
             timer_scheduler=runner.timer_scheduler or timer_scheduler(),
         )
         ctx.trace = self.trace.opened(ctx)
+        ctx.live_request_queue = self.live_queue
         self.ctx = ctx
         self._writer = SessionWriter(
             runner.session_service, session, lambda: self._status == "running"
@@ -217,6 +222,9 @@ class Invocation:
         plugins = runner.plugin_manager
         if self.state_delta:
             session.state.update(self.state_delta)
+        if self.message is None:  # live: no message up front; the queue brings the turns
+            self._store_user(None)
+            return
         has_hook = plugins.has("on_user_message_callback")
         if not has_hook and not self.run_config.save_input_blobs_as_artifacts:
             self._store_user(self.message)
@@ -232,7 +240,7 @@ class Invocation:
             )
         self._step(lambda: message, self._store_user)
 
-    def _store_user(self, content: types.Content) -> None:
+    def _store_user(self, content: types.Content | None) -> None:
         ctx = self.ctx
         assert ctx is not None
         answers = interrupted_answers(dangling_calls(ctx.session, content))
@@ -247,9 +255,16 @@ class Invocation:
             return
         self._store_message(content)
 
-    def _store_message(self, content: types.Content) -> None:
+    def _no_message(self) -> None:
+        """A live run has no message up front; it goes straight to the agent."""
+        self._after_user(None)
+
+    def _store_message(self, content: types.Content | None) -> None:
         ctx = self.ctx
         assert ctx is not None
+        if content is None:
+            self._no_message()
+            return
         ctx.user_content = content
         event = Event(
             author="user",
@@ -403,7 +418,8 @@ class Invocation:
         assert ctx is not None
         agent = agent_to_run(self.runner.agent, ctx.session)
         plugins = self.runner.plugin_manager
-        events = agent.run_async(ctx).pipe(
+        body = agent.run_async(ctx) if self.live_queue is None else run_live_agent(agent, ctx)
+        events = body.pipe(
             concat_map_direct(self._persist_and_hook, on_arrival=self._writer_().apply)
         )
         if plugins.has("after_run_callback"):

@@ -18,7 +18,7 @@ the same with ``"TIMEOUT"`` and then errors the stream with InvocationTimeoutErr
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 from opentelemetry.metrics import MeterProvider
@@ -34,13 +34,16 @@ from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.plugins import BasePlugin, PluginManager
-from adk_rx.run_config import RunConfig
+from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.runner.gates import SessionGates
 from adk_rx.runner.invocation import Invocation
 from adk_rx.rx.awaitable import AwaitableObservable
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.state import check_state_delta
 from adk_rx.telemetry import Telemetry
+
+if TYPE_CHECKING:
+    from adk_rx.live.queue import LiveRequestQueue
 
 __all__ = ["InMemoryRunner", "Runner"]
 
@@ -169,6 +172,58 @@ class Runner:
                 message=message,
                 run_config=config,
                 state_delta=delta,
+            )
+            return invocation.start(self._gates)
+
+        return AwaitableObservable(subscribe)
+
+    def run_live(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        live_request_queue: LiveRequestQueue,
+        run_config: RunConfig | None = None,
+    ) -> Observable[Event]:
+        """Runs a live (bidirectional) session; a cold Observable of its events.
+
+        On subscription the agent that takes the session's turn connects to its model
+        (``BaseLlm.connect``) with its request and the history; then each content, blob or
+        activity marker sent on ``live_request_queue`` goes to the model, and its answers come
+        back as events: text and audio chunks, complete answers, transcriptions,
+        ``interrupted`` and ``turn_complete``. Function calls run as in ``run_async`` and their
+        responses go back on the connection; a transfer reconnects with the target agent.
+        Events that are not partial (the user's contents, complete answers, calls and
+        responses) are stored before they are emitted. ``live_request_queue.close()``
+        completes the stream; disposing it closes the connection and stops pending tools.
+        ``run_config.timeout`` applies to the whole live session.
+
+        Raises (at call time) ConfigurationError for malformed arguments.
+        """
+        from adk_rx.live.queue import LiveRequestQueue
+
+        if not isinstance(user_id, str) or not user_id:
+            raise ConfigurationError(f"user_id must be a non-empty string, got {user_id!r}")
+        if not isinstance(session_id, str) or not session_id:
+            raise ConfigurationError(f"session_id must be a non-empty string, got {session_id!r}")
+        if not isinstance(live_request_queue, LiveRequestQueue):
+            raise ConfigurationError("live_request_queue must be a LiveRequestQueue")
+        config = RunConfig(streaming_mode=StreamingMode.BIDI) if run_config is None else run_config
+        if not isinstance(config, RunConfig):
+            raise ConfigurationError("run_config must be a RunConfig")
+
+        def subscribe(
+            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            invocation = Invocation(
+                self,
+                observer,
+                user_id=user_id,
+                session_id=session_id,
+                message=None,
+                run_config=config,
+                state_delta={},
+                live_queue=live_request_queue,
             )
             return invocation.start(self._gates)
 

@@ -1,0 +1,282 @@
+"""The live flow of an LlmAgent: the user's live requests and the model's connection, joined.
+
+Two hot streams meet here. In: the :class:`LiveRequestQueue` (contents, blobs, activity
+markers, close), forwarded to the model connection in order. Out: the connection's responses,
+turned into events. Function calls run as in ``run_async`` (tool callbacks, plugins, errors
+back to the model) and their responses go back on the connection; a transfer closes this
+agent's connection and opens the target's with its own request. Everything reaches the
+Runner through one :class:`Outbox`, one event at a time.
+
+Marble diagram (``c`` a user content, ``t`` text chunks, ``T`` the complete text, ``!`` turn
+complete, ``f`` a function call, ``r`` its response, ``|`` close)::
+
+    queue:       -c-----------c----------|
+    connection:  --t-t-T-!-----f------t-T-!
+    events:      -u-t-t-T-!---u-f-r---t-T-!-|     (u: the user's turn, stored; r sent back)
+
+What is stored (the Runner stores every event that is not partial, before emitting it): the
+user's contents, each complete model answer, function calls and responses, finished
+transcriptions. Text and audio chunks, and the ``turn_complete`` / ``interrupted`` signals,
+are partial: emitted, never stored.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+from reactivex import Observable, abc
+from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
+
+from adk_rx.errors import ConfigurationError
+from adk_rx.events import Event
+from adk_rx.flows.functions import handle_function_calls
+from adk_rx.flows.request import build_request
+from adk_rx.live.outbox import Outbox
+from adk_rx.live.queue import LiveRequest, LiveRequestQueue
+from adk_rx.models.aggregation import ensure_function_call_ids
+from adk_rx.models.live import BaseLlmConnection
+from adk_rx.models.llm_request import LlmRequest
+from adk_rx.models.llm_response import LlmResponse
+
+if TYPE_CHECKING:
+    from adk_rx.agents.base import BaseAgent
+    from adk_rx.agents.llm import LlmAgent
+    from adk_rx.context import InvocationContext
+
+__all__ = ["run_live_agent"]
+
+
+def run_live_agent(agent: BaseAgent, ctx: InvocationContext) -> Observable[Event]:
+    """The live events of ``agent`` (an LlmAgent) fed by ``ctx.live_request_queue``; cold."""
+    from adk_rx.agents.llm import LlmAgent
+
+    queue = ctx.live_request_queue
+    if queue is None:
+        raise ConfigurationError("run_live needs a LiveRequestQueue")
+    if not isinstance(agent, LlmAgent):
+        raise ConfigurationError(
+            f"agent {agent.name!r} is a {type(agent).__name__}; live sessions run an LlmAgent"
+        )
+
+    def subscribe(
+        observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        session = _LiveSession(queue, ctx, Outbox(observer))
+        session.open(agent)
+        return Disposable(session.dispose)
+
+    return Observable(subscribe)
+
+
+class _LiveSession:
+    """One subscription: the agent currently connected, its connection, and what is in flight."""
+
+    def __init__(self, queue: LiveRequestQueue, ctx: InvocationContext, outbox: Outbox) -> None:
+        self.queue = queue
+        self.root_ctx = ctx
+        self.outbox = outbox
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._connection: BaseLlmConnection | None = None
+        self._agent: LlmAgent | None = None
+        self._ctx = ctx
+        self._tools: dict[str, Any] = {}
+        self._inputs = SerialDisposable()  # the queue subscription
+        self._outputs = SerialDisposable()  # the connection's receive()
+        self._work = CompositeDisposable()  # requests being built, tools running, sends
+
+    # -- connecting ---------------------------------------------------------------------------
+    def open(self, agent: LlmAgent) -> None:
+        """Connects ``agent``'s model with its request, then forwards the queue to it."""
+        ctx = self.root_ctx.copy(agent=agent)
+        try:
+            ctx.increment_llm_call_count()
+        except Exception as exc:
+            self.outbox.fail(exc)
+            return
+        build = build_request(agent, ctx).subscribe(
+            on_next=lambda request: self._connect(agent, ctx, request),
+            on_error=self._fail,
+        )
+        self._work.add(build)
+
+    def _connect(self, agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> None:
+        if self._stopped:
+            return
+        _live_config(request, ctx)
+        connection = agent.canonical_model.connect(request)
+        with self._lock:
+            self._agent, self._ctx, self._connection = agent, ctx, connection
+            self._tools = dict(request.tools_dict)
+        self._outputs.disposable = connection.receive().subscribe(
+            on_next=lambda response: self._on_response(connection, response),
+            on_error=self._fail,
+            on_completed=lambda: self._on_closed(connection),
+        )
+        self._send(connection.send_history(request.contents))
+        self._inputs.disposable = self.queue.requests().subscribe(
+            on_next=lambda live_request: self._forward(connection, live_request),
+            on_error=self._fail,
+        )
+
+    # -- in: the user's requests --------------------------------------------------------------
+    def _forward(self, connection: BaseLlmConnection, request: LiveRequest) -> None:
+        if request.close:
+            self._inputs.dispose()
+            connection.close()  # receive() completes, and with it the flow
+            return
+        if request.content is not None:
+            content = request.content
+            if content.role != "user":
+                content = content.model_copy(update={"role": "user"})
+            self.outbox.push(self._event("user", content=content))
+            self._send(connection.send_content(content))
+        elif request.blob is not None:
+            self._send(connection.send_realtime(request.blob))
+        elif request.activity_start:
+            self._send(connection.send_activity_start())
+        elif request.activity_end:
+            self._send(connection.send_activity_end())
+
+    def _send(self, completable: Observable[None]) -> None:
+        holder = SerialDisposable()
+        self._work.add(holder)
+
+        def done() -> None:
+            self._work.remove(holder)
+
+        holder.disposable = completable.subscribe(on_error=self._fail, on_completed=done)
+
+    # -- out: the model's responses -----------------------------------------------------------
+    def _on_response(self, connection: BaseLlmConnection, response: LlmResponse) -> None:
+        agent = self._agent
+        if agent is None or connection is not self._connection or self._stopped:
+            return
+        if response.interrupted:
+            self.outbox.purge_partials(agent.name)
+        if response.input_transcription is not None:
+            self.outbox.push(
+                self._event(
+                    "user",
+                    input_transcription=response.input_transcription,
+                    partial=None if response.input_transcription.finished else True,
+                )
+            )
+        content = ensure_function_call_ids(response.content)
+        if content is not None and not content.parts:
+            content = None
+        event = self._model_event(agent, response, content)
+        if event is not None:
+            self.outbox.push(event)
+        calls = [p.function_call for p in content.parts or []] if content is not None else []
+        calls = [c for c in calls if c is not None]
+        if calls and not response.partial:
+            self._run_tools(connection, agent, calls)
+
+    def _model_event(
+        self, agent: LlmAgent, response: LlmResponse, content: types.Content | None
+    ) -> Event | None:
+        output = response.output_transcription
+        signals = response.turn_complete or response.interrupted or response.error_code
+        if content is None and output is None and not signals:
+            return None
+        # A signal without content is shown, not stored; so is a chunk.
+        signal_only = content is None and (output is None or not output.finished)
+        partial = True if (response.partial or signal_only) else None
+        return self._event(
+            agent.name,
+            content=content,
+            partial=partial,
+            turn_complete=response.turn_complete,
+            interrupted=response.interrupted,
+            output_transcription=output,
+            error_code=response.error_code,
+            error_message=response.error_message,
+            usage_metadata=response.usage_metadata,
+            model_version=response.model_version,
+            custom_metadata=response.custom_metadata,
+        )
+
+    def _run_tools(
+        self, connection: BaseLlmConnection, agent: LlmAgent, calls: list[types.FunctionCall]
+    ) -> None:
+        holder = SerialDisposable()
+        self._work.add(holder)
+
+        def on_event(event: Event) -> None:
+            self.outbox.push(event)
+            if event.partial:
+                return
+            target = event.actions.transfer_to_agent
+            if target:  # the target agent's connection takes over; this one is closed
+                self._transfer(agent, target)
+                return
+            responses = event.get_function_responses()
+            if responses:
+                parts = [types.Part(function_response=r) for r in responses]
+                self._send(connection.send_content(types.Content(role="user", parts=parts)))
+
+        def done() -> None:
+            self._work.remove(holder)
+
+        holder.disposable = handle_function_calls(agent, self._ctx, calls, self._tools).subscribe(
+            on_next=on_event, on_error=self._fail, on_completed=done
+        )
+
+    def _transfer(self, agent: LlmAgent, target_name: str) -> None:
+        from adk_rx.agents.llm import LlmAgent
+
+        target = agent.root_agent.find_agent(target_name)
+        if not isinstance(target, LlmAgent):
+            self._fail(ConfigurationError(f"cannot transfer a live session to {target_name!r}"))
+            return
+        with self._lock:
+            old, self._connection = self._connection, None
+        self._inputs.dispose()
+        self._inputs = SerialDisposable()
+        self._outputs.dispose()
+        self._outputs = SerialDisposable()
+        if old is not None:
+            old.close()
+        self.open(target)
+
+    def _on_closed(self, connection: BaseLlmConnection) -> None:
+        if connection is self._connection:
+            self.outbox.complete()
+
+    # -- stopping -----------------------------------------------------------------------------
+    def _fail(self, error: Exception) -> None:
+        if not self._stopped:
+            self.outbox.fail(error)
+            self.dispose()
+
+    def dispose(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            connection, self._connection = self._connection, None
+        self._inputs.dispose()
+        self._work.dispose()
+        self._outputs.dispose()
+        if connection is not None:
+            connection.close()
+
+    def _event(self, author: str, **fields: Any) -> Event:
+        ctx = self._ctx
+        return Event(author=author, invocation_id=ctx.invocation_id, branch=ctx.branch, **fields)
+
+
+def _live_config(request: LlmRequest, ctx: InvocationContext) -> None:
+    """Puts the run's live settings on the request (``live_connect_config``)."""
+    run = ctx.run_config
+    request.live_connect_config = types.LiveConnectConfig(
+        response_modalities=[types.Modality(m.upper()) for m in run.response_modalities]
+        if run.response_modalities
+        else None,
+        speech_config=run.speech_config,
+        input_audio_transcription=run.input_audio_transcription,
+        output_audio_transcription=run.output_audio_transcription,
+    )
