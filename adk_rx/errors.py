@@ -20,6 +20,7 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── InstructionError        an instruction template names a missing state key
     │   ├── AgentNotFoundError      transfer to an agent that is not in the tree
     │   ├── StoreError              a session / artifact / memory store failed
+    │   │   └── StoreBusyError      the store has no connection to spare now; try again (503)
     │   ├── OutputSchemaError       the final answer did not fit output_schema, even after a repair
     │   └── BackpressureError       a bounded hand-off overflowed (strategy "error")
     └── StopError                   the run was stopped on purpose
@@ -53,6 +54,7 @@ __all__ = [
     "SessionNotFoundError",
     "StateValueError",
     "StopError",
+    "StoreBusyError",
     "StoreError",
     "UnknownModelError",
 ]
@@ -144,6 +146,14 @@ class StoreError(RunError):
 
 class OutputSchemaError(RunError):
     """The agent's final answer did not validate against its output_schema after one repair."""
+
+
+class StoreBusyError(StoreError):
+    """The store could not serve the request now: its connection pool stayed exhausted for
+    the pool timeout, or the database refused a new connection (too many clients).
+
+    Nothing was written; the same request may succeed later. Servers answer it with 503.
+    """
 
 
 class BackpressureError(RunError):

@@ -74,7 +74,13 @@ class SqlSessionService(BaseSessionService):
         event_cache_size: decoded events kept in memory across sessions, so a re-read
             fetches only the events it lacks (0 turns the cache off).
         busy_timeout: seconds a SQLite writer waits for another process's lock.
-        **engine_options: passed to :func:`sqlalchemy.create_engine` (e.g. ``pool_size``).
+        pool_size: database connections kept open for reads and appends.
+        max_overflow: extra connections opened under load; the store never holds more than
+            ``pool_size + max_overflow`` of them (turn locks share one more connection per
+            service on PostgreSQL, however many runs hold or wait for them).
+        pool_timeout: seconds a read or append waits for a free connection before it fails
+            with StoreBusyError (the API server answers 503).
+        **engine_options: passed to :func:`sqlalchemy.create_engine` (e.g. ``echo``).
 
     Raises:
         ConfigurationError: the URL names neither SQLite nor PostgreSQL.
@@ -87,9 +93,19 @@ class SqlSessionService(BaseSessionService):
         scheduler: abc.SchedulerBase | None = None,
         event_cache_size: int = 10_000,
         busy_timeout: float = 30.0,
+        pool_size: int = 5,
+        max_overflow: int = 10,
+        pool_timeout: float = 30.0,
         **engine_options: Any,
     ) -> None:
-        self._db = Database(url, busy_timeout=busy_timeout, **engine_options)
+        self._db = Database(
+            url,
+            busy_timeout=busy_timeout,
+            pool_size=pool_size,
+            max_overflow=max_overflow,
+            pool_timeout=pool_timeout,
+            **engine_options,
+        )
         self._scheduler = scheduler
         self._history = HistoryCache(event_cache_size)
         self._upserts = sql.Upserts(self._db.is_sqlite)
@@ -196,7 +212,7 @@ class SqlSessionService(BaseSessionService):
                 memo=memo,
             )
 
-        return _maybe(from_blocking(get, self._scheduler))
+        return _maybe(from_blocking(lambda: self._db.read_retrying(get), self._scheduler))
 
     def list_sessions(self, *, app_name: str, user_id: str) -> Observable[ListSessionsResponse]:
         """Emits the user's sessions of the app with their state and without events."""
@@ -221,7 +237,7 @@ class SqlSessionService(BaseSessionService):
                 ]
             )
 
-        return from_blocking(list_, self._scheduler)
+        return from_blocking(lambda: self._db.read_retrying(list_), self._scheduler)
 
     def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> Observable[None]:
         """Deletes the session and its events; deleting a missing session is not an error."""

@@ -10,7 +10,13 @@
 * PostgreSQL: reads run in ``REPEATABLE READ`` so a session's row, its shared state and its
   events come from one snapshot; writers lock the rows they change.
 * Every driver error leaves as :class:`~adk_rx.errors.StoreError` (``raise ... from exc``),
-  after the transaction was rolled back.
+  after the transaction was rolled back. No connection to be had (the pool stayed exhausted
+  for ``pool_timeout``, or the server refused one: too many clients) is
+  :class:`~adk_rx.errors.StoreBusyError`.
+* Connections: the pool is bounded (``pool_size`` + ``max_overflow``); PostgreSQL connections
+  are checked on checkout (``pool_pre_ping``), so a pool whose connections the server dropped
+  (a restart, ``pg_terminate_backend``) reconnects instead of failing the next request, and
+  :meth:`Database.read_retrying` runs a read once more when its connection died under it.
 """
 
 from __future__ import annotations
@@ -19,16 +25,18 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import event as sa_event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.pool import StaticPool
 
-from adk_rx.errors import ConfigurationError, StoreError
+from adk_rx.errors import ConfigurationError, StoreBusyError, StoreError
 
 __all__ = ["Database", "Tx", "normalize_url"]
+
+T = TypeVar("T")
 
 _BEGIN_OPTION = "adk_rx_begin"
 _FILE_LOCKS: dict[str, threading.Lock] = {}
@@ -68,15 +76,32 @@ class Database:
     Args:
         url: ``sqlite:///path.db`` or ``postgresql://...``.
         busy_timeout: seconds a SQLite writer waits for another process's lock.
-        engine_options: passed to :func:`sqlalchemy.create_engine` (``pool_size``,
-            ``echo``, ...); they win over the defaults chosen here.
+        pool_size: connections kept open.
+        max_overflow: connections opened beyond ``pool_size`` under load (closed when
+            returned); at most ``pool_size + max_overflow`` are open at once.
+        pool_timeout: seconds a transaction waits for a free connection before it fails
+            with StoreBusyError.
+        engine_options: passed to :func:`sqlalchemy.create_engine` (``echo``, ...); they
+            win over the defaults chosen here.
     """
 
     def __init__(
-        self, url: str | sa.URL, *, busy_timeout: float = 30.0, **engine_options: Any
+        self,
+        url: str | sa.URL,
+        *,
+        busy_timeout: float = 30.0,
+        pool_size: int = 5,
+        max_overflow: int = 10,
+        pool_timeout: float = 30.0,
+        **engine_options: Any,
     ) -> None:
         self.url = normalize_url(url)
         self.is_sqlite = self.url.get_backend_name() == "sqlite"
+        if pool_size < 1 or max_overflow < 0 or pool_timeout < 0:
+            raise ConfigurationError(
+                f"pool_size must be >= 1, max_overflow and pool_timeout >= 0; got "
+                f"{pool_size}, {max_overflow}, {pool_timeout}"
+            )
         options = dict(engine_options)
         self._write_lock: threading.Lock | None = None
         self._read_lock: threading.Lock | None = None
@@ -90,6 +115,12 @@ class Database:
                 self._write_lock = self._read_lock = threading.Lock()
             else:
                 self._write_lock = _file_lock(database)
+        if options.get("poolclass") is None:
+            options.setdefault("pool_size", pool_size)
+            options.setdefault("max_overflow", max_overflow)
+            options.setdefault("pool_timeout", pool_timeout)
+        if not self.is_sqlite:
+            options.setdefault("pool_pre_ping", True)
         self.engine = sa.create_engine(self.url, **options)
         if self.is_sqlite:
             self._install_sqlite_hooks(busy_timeout)
@@ -142,13 +173,21 @@ class Database:
         ):
             yield tx
 
+    def read_retrying(self, fn: Callable[[], T]) -> T:
+        """Runs ``fn`` (reads only: it must be safe to run twice) and, when its connection
+        died under it, once more on a fresh connection."""
+        try:
+            return fn()
+        except _Disconnected:
+            return fn()
+
     @contextmanager
     def _transaction(self, what: str, sqlite_begin: str, pg_isolation: str | None) -> Iterator[Tx]:
         dbapi_error = self.engine.dialect.loaded_dbapi.Error
         try:
             raw = self.engine.raw_connection()
         except sa_exc.SQLAlchemyError as exc:
-            raise StoreError(f"{what} failed: {_first_line(exc)}") from exc
+            raise _no_connection(what, exc) from exc
         conn: Any = raw.driver_connection
         isolation = None
         try:
@@ -163,7 +202,9 @@ class Database:
             conn.execute("COMMIT") if self.is_sqlite else conn.commit()
         except dbapi_error as exc:
             raw.invalidate()  # a connection that failed mid-transaction is not reused
-            raise StoreError(f"{what} failed: {_first_line(exc)}") from exc
+            dead = self.engine.dialect.is_disconnect(exc, conn, None)
+            message = f"{what} failed: {_first_line(exc)}"
+            raise (_Disconnected if dead else StoreError)(message) from exc
         except BaseException:
             if self.is_sqlite:
                 if conn.in_transaction:
@@ -264,6 +305,20 @@ class _Compiler:
             return {n: params[n] if n in params else fixed[n] for n in names}
 
         return str(compiled), named
+
+
+class _Disconnected(StoreError):
+    """The connection died during the transaction (nothing was committed)."""
+
+
+def _no_connection(what: str, exc: sa_exc.SQLAlchemyError) -> StoreError:
+    """The error for a connection that could not be had: busy (pool, server) or failed."""
+    text = _first_line(exc)
+    orig = getattr(exc, "orig", None)
+    too_many = getattr(orig, "sqlstate", None) == "53300" or "too many clients" in text
+    if isinstance(exc, sa_exc.TimeoutError) or too_many:
+        return StoreBusyError(f"{what} failed: no database connection available ({text})")
+    return StoreError(f"{what} failed: {text}")
 
 
 @contextmanager

@@ -4,16 +4,17 @@ Appends are atomic on their own, but a turn is several appends (the user message
 replies, tool responses). Two processes running turns on one session at once would interleave
 them. A turn lock is held for a whole invocation:
 
-* PostgreSQL: a session-level advisory lock (``pg_advisory_lock``) keyed by a 64-bit hash of
-  the session key, on a connection held for the turn. The server drops it if the process
-  dies, so a killed runner never leaves a session locked.
+* PostgreSQL: a session-level advisory lock keyed by a 64-bit hash of the session key. All
+  of a service's locks share one connection and a lock held elsewhere is waited for by
+  polling, without a thread or a connection (``sql_advisory.py``). The server drops the
+  locks if the process dies, so a killed runner never leaves a session locked.
 * SQLite: a byte-range lock (``fcntl.lockf``) at a hashed offset of one sidecar file,
   ``<database>-turns``; the kernel drops it when the process dies. Record locks are owned by
   the process, so threads of one process first queue on an in-process lock per session.
   Without ``fcntl`` (Windows) and for in-memory databases only the in-process lock applies.
 
-Waiting blocks a thread of the I/O scheduler, so only waiters that another process holds
-back occupy threads (the Runner already queues runs of one process per session).
+On SQLite, waiting blocks a thread of the I/O scheduler, so only waiters that another
+process holds back occupy threads (the Runner already queues runs of one process per session).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from sqlalchemy import exc as sa_exc
 from adk_rx.errors import StoreError
 from adk_rx.rx import io_scheduler
 from adk_rx.rx.schedulers import schedule_now
+from adk_rx.sessions.sql_advisory import AdvisoryLocks
 
 try:
     import fcntl
@@ -116,28 +118,6 @@ class _FileHeld:
             self._mutex.release(self._key)
 
 
-class _PgHeld:
-    def __init__(self, engine: sa.Engine, key: _Key) -> None:
-        self._id = lock_key(key)
-        self._conn = engine.connect()
-        try:
-            self._conn.execute(sa.select(sa.func.pg_advisory_lock(self._id)))
-            self._conn.commit()  # the advisory lock outlives the transaction
-        except BaseException:
-            self._conn.invalidate()  # closing the connection drops any lock it got
-            self._conn.close()
-            raise
-
-    def release(self) -> None:
-        try:
-            self._conn.execute(sa.select(sa.func.pg_advisory_unlock(self._id)))
-            self._conn.commit()
-        except sa_exc.SQLAlchemyError:
-            self._conn.invalidate()
-        finally:
-            self._conn.close()
-
-
 class TurnLocks:
     """Hands out turn locks for the sessions of one database.
 
@@ -151,7 +131,7 @@ class TurnLocks:
         self, url: sa.URL, *, is_sqlite: bool, scheduler: abc.SchedulerBase | None = None
     ) -> None:
         self._scheduler = scheduler
-        self._engine: sa.Engine | None = None
+        self._advisory: AdvisoryLocks | None = None
         self._fd_path: str | None = None
         if is_sqlite:
             database = url.database or ""
@@ -161,15 +141,11 @@ class TurnLocks:
             self._fd_path = f"{name}-turns" if on_disk and fcntl is not None else None
         else:
             self._mutex = _KeyedMutex()
-            # Its own pool, with no overflow limit: every running turn holds a connection,
-            # and appends must never queue behind turn locks for one.
-            self._engine = sa.create_engine(url, pool_size=5, max_overflow=-1)
+            self._advisory = AdvisoryLocks(url, scheduler=scheduler)
 
     def acquire(self, key: _Key) -> _Held:
-        """Blocks until this caller holds the turn lock of ``key``."""
+        """Blocks until this caller holds the turn lock of ``key`` (SQLite)."""
         try:
-            if self._engine is not None:
-                return _PgHeld(self._engine, key)
             self._mutex.acquire(key)
             fd = None if self._fd_path is None else _file_for(self._fd_path)
             return _FileHeld(self._mutex, key, fd)
@@ -181,6 +157,8 @@ class TurnLocks:
 
         Disposing the subscription while waiting gives the lock back as soon as it arrives.
         """
+        if self._advisory is not None:
+            return self._advisory.lock(key, lock_key(key))
 
         def subscribe(
             observer: abc.ObserverBase[abc.DisposableBase], _: abc.SchedulerBase | None = None
@@ -222,6 +200,6 @@ class TurnLocks:
         return rx_create(subscribe)
 
     def dispose(self) -> None:
-        """Closes the lock connections (PostgreSQL)."""
-        if self._engine is not None:
-            self._engine.dispose()
+        """Closes the lock connection (PostgreSQL)."""
+        if self._advisory is not None:
+            self._advisory.dispose()

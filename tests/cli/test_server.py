@@ -629,3 +629,29 @@ async def test_a_foreign_host_or_cross_site_origin_is_403(
         assert named.status_code == 200
         other_port = await http.get("/list-apps", headers={"Host": "agents.internal:9000"})
         assert other_port.status_code == 403
+
+
+async def test_a_store_without_a_free_connection_answers_503_not_500(
+    tmp_path: Path, make_app: Callable[..., Any], app_name: str
+):
+    svc = SqlSessionService(
+        f"sqlite:///{tmp_path / 'busy.db'}", pool_size=1, max_overflow=0, pool_timeout=0.1
+    )
+    svc.create_session(app_name=app_name, user_id="u1", session_id="s1").run()
+    transport = httpx.ASGITransport(app=make_app(session_service=svc))
+    async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+        with svc.database.engine.connect():  # the pool's only connection, taken
+            listed = await http.get(f"/apps/{app_name}/users/u1/sessions")
+            ran = await http.post(
+                "/run",
+                json={
+                    "app_name": app_name,
+                    "user_id": "u1",
+                    "session_id": "s1",
+                    "new_message": user_text("hi"),
+                },
+            )
+        assert (listed.status_code, ran.status_code) == (503, 503)
+        assert "no database connection available" in listed.json()["detail"]
+        assert (await http.get(f"/apps/{app_name}/users/u1/sessions")).status_code == 200
+    svc.close()

@@ -56,6 +56,42 @@ def test_a_second_service_waits_until_the_first_releases(url: str) -> None:
     second.close()
 
 
+def test_a_second_turn_of_the_same_service_waits_until_the_first_releases(url: str) -> None:
+    svc = SqlSessionService(url)
+    held = _take(svc)
+    got, handles = _take_in_background(svc)
+    assert not got.wait(_QUIET), "the lock was taken twice in one process"
+    held.dispose()
+    assert got.wait(_BOUND)
+    handles[0].dispose()
+    svc.close()
+
+
+def test_turns_waiting_in_one_process_take_the_postgresql_lock_in_arrival_order(
+    fresh_postgres_url: str,
+) -> None:
+    svc = SqlSessionService(fresh_postgres_url)
+    held = _take(svc)
+    order: list[int] = []
+    done = threading.Event()
+
+    def waiter(i: int) -> None:
+        def on_next(handle: abc.DisposableBase) -> None:
+            order.append(i)
+            if i == 4:
+                done.set()
+            handle.dispose()  # hands the turn on to the next waiter
+
+        svc.lock_session(app_name="a", user_id="u", session_id="s").subscribe(on_next)
+
+    for i in range(5):
+        waiter(i)
+    held.dispose()
+    assert done.wait(_BOUND)
+    assert order == [0, 1, 2, 3, 4]
+    svc.close()
+
+
 def test_other_sessions_are_not_blocked(url: str) -> None:
     svc = SqlSessionService(url)
     held = _take(svc, "s")

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import os
 import signal
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from google.genai import types
+from reactivex import Observable
 
-from adk_rx import LlmAgent, Runner
-from adk_rx.errors import StoreError
+from adk_rx import BaseLlm, LlmAgent, Runner
+from adk_rx.errors import StoreBusyError, StoreError
 from adk_rx.events import Event
+from adk_rx.models import LlmResponse
+from adk_rx.rx import from_async, runtime_loop
 from adk_rx.sessions.session import Session
 from adk_rx.sessions.sql import SqlSessionService
+from adk_rx.sessions.sql_engine import normalize_url
 from adk_rx.testing import ScriptedLlm
 
 _SPAWN = multiprocessing.get_context("spawn")
@@ -227,4 +234,127 @@ def test_the_user_message_content_round_trips_through_the_store(url: str) -> Non
     )
     list(_runner(svc, ["hi"]).run(user_id="u", session_id=sid, new_message=message))
     assert _history(svc, sid).events[0].content == message
+    svc.close()
+
+
+# -- many runs, few connections (PostgreSQL) ------------------------------------------------
+
+
+class _Gathering(BaseLlm):
+    """Holds every call until ``expected`` calls wait at once and the test releases them."""
+
+    def __init__(self, expected: int) -> None:
+        super().__init__(model="gathering")
+        self.expected = expected
+        self.arrived = 0
+        self.all_in = threading.Event()
+        self.release = asyncio.Event()
+
+    def generate_content(self, llm_request: Any, stream: bool = False) -> Observable[LlmResponse]:
+        async def reply() -> LlmResponse:
+            self.arrived += 1  # on the runtime loop: one thread
+            if self.arrived == self.expected:
+                self.all_in.set()
+            await self.release.wait()
+            return LlmResponse(content=types.Content(role="model", parts=[types.Part(text="ok")]))
+
+        return from_async(reply)
+
+
+def _named(url: str, name: str) -> str:
+    """``url`` whose connections show up as ``name`` in pg_stat_activity."""
+    parsed = sa.make_url(url).update_query_dict({"application_name": name})
+    return parsed.render_as_string(hide_password=False)
+
+
+def _connections(url: str, name: str) -> int:
+    engine = sa.create_engine(normalize_url(url), poolclass=sa.pool.NullPool)
+    with engine.connect() as conn:
+        count = conn.execute(
+            sa.text("SELECT count(*) FROM pg_stat_activity WHERE application_name = :n"),
+            {"n": name},
+        ).scalar_one()
+    engine.dispose()
+    return int(count)
+
+
+def test_150_concurrent_runs_on_postgresql_share_a_bounded_set_of_connections(
+    fresh_postgres_url: str,
+) -> None:
+    runs = 150
+    name = f"adk_rx_test_{uuid.uuid4().hex[:8]}"
+    url = _named(fresh_postgres_url, name)
+    svc = SqlSessionService(url, pool_size=5, max_overflow=5)
+    model = _Gathering(runs)
+    runner = Runner(app_name="app", agent=LlmAgent(name="bot", model=model), session_service=svc)
+    sids = [svc.create_session(app_name="app", user_id="u").run().id for _ in range(runs)]
+    errors: list[Exception] = []
+    finished = threading.Semaphore(0)
+
+    def fail(error: Exception) -> None:
+        errors.append(error)
+        finished.release()
+
+    for sid in sids:
+        runner.run_async(user_id="u", session_id=sid, new_message="hi").subscribe(
+            on_error=fail, on_completed=finished.release
+        )
+    # Every run holds its turn lock while it waits in the model.
+    assert model.all_in.wait(_BOUND) or errors, f"{model.arrived} of {runs} runs reached the model"
+    open_now = _connections(fresh_postgres_url, name)
+    runtime_loop().call_soon_threadsafe(model.release.set)
+    for _ in range(runs):
+        assert finished.acquire(timeout=_BOUND)
+    assert errors == []
+    assert open_now <= 5 + 5 + 1  # the pool, bounded, and one connection for every turn lock
+    replies = [_history(svc, sid).events[-1].text() for sid in sids]
+    assert replies == ["ok"] * runs
+    svc.close()
+
+
+def test_an_exhausted_pool_fails_a_read_with_store_busy_after_the_pool_timeout(
+    fresh_postgres_url: str,
+) -> None:
+    svc = SqlSessionService(fresh_postgres_url, pool_size=1, max_overflow=0, pool_timeout=0.2)
+    sid = svc.create_session(app_name="app", user_id="u").run().id
+    with (
+        svc.database.engine.connect(),  # the only connection, taken
+        pytest.raises(StoreBusyError, match="no database connection available"),
+    ):
+        _history(svc, sid)
+    assert _history(svc, sid).id == sid
+    svc.close()
+
+
+# -- connections the database dropped --------------------------------------------------------
+
+
+def _drop_connections(url: str, name: str) -> int:
+    engine = sa.create_engine(normalize_url(url), poolclass=sa.pool.NullPool)
+    with engine.connect() as conn:
+        dropped = conn.execute(
+            sa.text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE application_name = :n AND pid <> pg_backend_pid()"
+            ),
+            {"n": name},
+        ).scalar_one()
+    engine.dispose()
+    return int(dropped)
+
+
+def test_after_the_database_drops_every_connection_the_next_read_and_run_work(
+    fresh_postgres_url: str,
+) -> None:
+    name = f"adk_rx_test_{uuid.uuid4().hex[:8]}"
+    url = _named(fresh_postgres_url, name)
+    svc = SqlSessionService(url)
+    sid = svc.create_session(app_name="app", user_id="u").run().id
+    assert [e.text() for e in _turn(_runner(svc, ["one"]), sid, "first")] == ["one"]
+    assert _drop_connections(fresh_postgres_url, name) >= 2  # the pool's and the turn lock's
+
+    assert [e.text() for e in _history(svc, sid).events] == ["first", "one"]
+    assert [e.text() for e in _turn(_runner(svc, ["two"]), sid, "second")] == ["two"]
+    assert _drop_connections(fresh_postgres_url, name) >= 1
+    assert [e.text() for e in _turn(_runner(svc, ["three"]), sid, "third")] == ["three"]
     svc.close()

@@ -17,6 +17,7 @@ from starlette.routing import Route
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
 from adk_rx.artifacts.in_memory import InMemoryArtifactService
+from adk_rx.errors import StoreBusyError
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.memory.in_memory import InMemoryMemoryService
 from adk_rx.sessions.base import BaseSessionService
@@ -46,6 +47,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     headers = dict(exc.headers) if exc.headers else None
     return json_response({"detail": exc.detail}, exc.status_code, headers=headers)
+
+
+async def _store_busy(request: Request, exc: Exception) -> Response:
+    # The store had no connection to spare: nothing was written, and a retry may succeed.
+    return json_response({"detail": str(exc)}, 503, headers={"Retry-After": "1"})
 
 
 def create_app(
@@ -112,7 +118,7 @@ def create_app(
             *session_routes.routes,
             *run_routes.routes,
         ],
-        exception_handlers={HTTPException: _http_error},
+        exception_handlers={HTTPException: _http_error, StoreBusyError: _store_busy},
         lifespan=lifespan,
     )
     app.state.server = server

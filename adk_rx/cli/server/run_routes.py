@@ -67,9 +67,14 @@ async def _start(request: Request, body: RunBody) -> InvocationLog:
         raise HTTPException(504, "the run did not start in time; it was cancelled") from exc
     if invocation_id is None:
         error = log.error or log.status
-        status = 404 if error.startswith("SessionNotFoundError") else 500
+        status = 404 if error.startswith("SessionNotFoundError") else _failure_status(error)
         raise HTTPException(status, error)
     return log
+
+
+def _failure_status(error: str) -> int:
+    """503 when the store had no connection to spare (try again), else 500."""
+    return 503 if error.startswith("StoreBusyError") else 500
 
 
 async def _wait_end(log: InvocationLog) -> None:
@@ -83,7 +88,7 @@ async def run(request: Request) -> Response:
     log = await _start(request, body)
     await _wait_end(log)
     if log.status in ("failed", "timeout"):
-        raise HTTPException(500, log.error or log.status)
+        raise HTTPException(_failure_status(log.error or ""), log.error or log.status)
     entries = log.snapshot()
     if entries and entries[0].seq == 1:
         events = [e.event for e in entries if not e.event.partial]
