@@ -30,6 +30,7 @@ from adk_rx.errors import (
     SessionNotFoundError,
     StateValueError,
     StopError,
+    StoreBusyError,
     StoreError,
     UnknownModelError,
 )
@@ -104,6 +105,7 @@ __all__ = [
     "State",
     "StateValueError",
     "StopError",
+    "StoreBusyError",
     "StoreError",
     "StreamingMode",
     "ToolContext",
