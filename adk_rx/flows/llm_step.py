@@ -20,7 +20,7 @@ from reactivex import operators as ops
 from adk_rx.callbacks import first_result
 from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
-from adk_rx.events import Event
+from adk_rx.events import Event, new_event_id
 from adk_rx.flows.confirmation import resume_confirmations
 from adk_rx.flows.functions import handle_function_calls, new_call_id
 from adk_rx.flows.request import build_request_now
@@ -100,7 +100,26 @@ def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) ->
     else:
         responses = call_model()
     tools = request.tools_dict
-    return responses.pipe(concat_map_direct(lambda r: _postprocess(agent, ctx, cc, tools, r)))
+    event_id = _ResponseId()
+    return responses.pipe(
+        concat_map_direct(lambda r: _postprocess(agent, ctx, cc, tools, r, event_id))
+    )
+
+
+class _ResponseId:
+    """The event id of one model response, as in google-adk: its streamed chunks share it with
+    the complete event that follows them; the next response gets a fresh one."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = new_event_id()
+
+    def take(self, partial: bool) -> str:
+        value = self.value
+        if not partial:
+            self.value = new_event_id()
+        return value
 
 
 def _check_response(hook: str) -> Any:
@@ -204,6 +223,7 @@ def _model_event(
     cc: CallbackContext,
     tools: dict[str, BaseTool],
     response: LlmResponse,
+    event_id: _ResponseId,
 ) -> Event | None:
     if (
         response.content is None
@@ -227,6 +247,7 @@ def _model_event(
         }
         long_running = frozenset(ids) if ids else None
     return Event(
+        id=event_id.take(bool(response.partial)),
         author=agent.name,
         invocation_id=ctx.invocation_id,
         branch=ctx.branch,
@@ -255,13 +276,14 @@ def _postprocess(
     cc: CallbackContext,
     tools: dict[str, BaseTool],
     response: LlmResponse,
+    event_id: _ResponseId,
 ) -> Observable[Event] | tuple[Event, ...]:
     """The response's event, then its function calls' events, then a transfer's run.
 
     A streamed chunk (and any event that neither calls a function nor transfers) needs no
     further work and is returned as is, so a stream costs no inner Observable per chunk.
     """
-    event = _model_event(agent, ctx, cc, tools, response)
+    event = _model_event(agent, ctx, cc, tools, response, event_id)
     if event is None:
         return ()
     if event.partial:

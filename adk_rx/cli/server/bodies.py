@@ -37,6 +37,8 @@ class RunBody:
     new_message: types.Content
     streaming: bool
     state_delta: dict[str, Any] | None
+    invocation_id: str | None = None
+    function_call_event_id: str | None = None
 
     def run_config(self) -> RunConfig:
         """SSE streaming (partial events) when the client asked for it."""
@@ -82,6 +84,7 @@ def parse_run_body(
     if delta is not None and not isinstance(delta, Mapping):
         raise BadRequest("state_delta must be an object")
     streaming = _field(data, "streaming")
+    optional = {name: _optional_str(data, name) for name in _OPTIONAL_IDS}
     return RunBody(
         app_name=_ident(data, "app_name", app_name),
         user_id=_ident(data, "user_id", user_id),
@@ -89,7 +92,18 @@ def parse_run_body(
         new_message=content,
         streaming=bool(streaming),
         state_delta=dict(delta) if delta is not None else None,
+        **optional,
     )
+
+
+_OPTIONAL_IDS = ("invocation_id", "function_call_event_id")
+
+
+def _optional_str(data: Mapping[str, Any], name: str) -> str | None:
+    value = _field(data, name)
+    if value is not None and not isinstance(value, str):
+        raise BadRequest(f"{name} must be a string")
+    return value or None
 
 
 def session_json(session: Session, *, with_events: bool = True) -> dict[str, Any]:

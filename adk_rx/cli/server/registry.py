@@ -21,6 +21,7 @@ and at most ``Limits.max_finished`` of them are kept.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
 import time
 from collections import OrderedDict
@@ -31,7 +32,7 @@ from typing import Any
 from google.genai import types
 from reactivex import abc
 
-from adk_rx.errors import InvocationTimeoutError
+from adk_rx.errors import ConfigurationError, InvocationTimeoutError
 from adk_rx.events import Event
 from adk_rx.run_config import RunConfig
 from adk_rx.runner import Runner
@@ -103,21 +104,29 @@ class InvocationRegistry:
         new_message: types.Content,
         run_config: RunConfig,
         state_delta: Mapping[str, Any] | None,
+        invocation_id: str | None = None,
     ) -> InvocationLog:
         """Starts a run; the log's :meth:`~InvocationLog.started` gives its id.
 
         Raises:
             SessionBusyError: the session has a run in this process.
             TooManyRunsError: too many runs are in progress.
-            ConfigurationError: a malformed argument (from ``Runner.run_async``).
+            ConfigurationError: a malformed argument (from ``Runner.run_async``), or an
+                ``invocation_id`` the Runner cannot resume.
         """
         key: _Key = (runner.app_name, user_id, session_id)
+        resume: dict[str, Any] = {}
+        if invocation_id is not None:
+            if "invocation_id" not in inspect.signature(runner.run_async).parameters:
+                raise ConfigurationError("this runtime cannot resume an invocation (invocation_id)")
+            resume["invocation_id"] = invocation_id
         events = runner.run_async(
             user_id=user_id,
             session_id=session_id,
             new_message=new_message,
             run_config=run_config,
             state_delta=state_delta,
+            **resume,
         ).pipe(subscribe_on_eager(io_scheduler()))
         loop = asyncio.get_running_loop()
         with self._lock:

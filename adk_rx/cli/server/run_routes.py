@@ -53,6 +53,7 @@ async def _start(request: Request, body: RunBody) -> InvocationLog:
             new_message=body.new_message,
             run_config=body.run_config(),
             state_delta=body.state_delta,
+            invocation_id=body.invocation_id,
         )
     except SessionBusyError as exc:
         raise HTTPException(409, str(exc)) from exc
@@ -106,7 +107,9 @@ async def run_sse(request: Request) -> Response:
     """ADK ``/run_sse``: ``data: <Event JSON>`` frames until the run ends."""
     body = await _body(request)
     log = await _start(request, body)
-    return sse_response(adk_frames(log, server_of(request).limits.batch_events))
+    limits = server_of(request).limits
+    split = body.function_call_event_id is None
+    return sse_response(adk_frames(log, limits.batch_events, split_artifacts=split))
 
 
 # -- invocations ----------------------------------------------------------------------------
