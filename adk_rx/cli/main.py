@@ -65,6 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
         )
         server.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1")
         server.add_argument("--port", type=int, default=8000, help="default: 8000")
+        server.add_argument(
+            "--allow-origins",
+            metavar="ORIGIN",
+            nargs="+",
+            help="other origins whose pages may call the API (CORS), e.g. "
+            "http://localhost:4200, or regex:PATTERN; off by default (the Host check stays)",
+        )
+        if name == "web":
+            server.add_argument(
+                "--ui",
+                choices=("adk-rx", "google-adk"),
+                default="adk-rx",
+                help="the page to serve: adk-rx's own (default) or google-adk's dev UI at "
+                '/dev-ui/ (needs google-adk: pip install "adk_rx[compat]")',
+            )
 
     from adk_rx.cli.bench_cmd import add_bench_parser
     from adk_rx.cli.eval_cmd import add_eval_parser
@@ -105,8 +120,20 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         print(f"adk-rx: {exc}", file=sys.stderr)
         return EXIT_USAGE
     from adk_rx.cli.server import serve
+    from adk_rx.errors import ConfigurationError
 
-    serve(args.agents_dir, args.host, args.port, args.command == "web")
+    try:
+        serve(
+            args.agents_dir,
+            args.host,
+            args.port,
+            args.command == "web",
+            ui=getattr(args, "ui", "adk-rx"),
+            allow_origins=args.allow_origins,
+        )
+    except ConfigurationError as exc:  # e.g. --ui google-adk without google-adk
+        print(f"adk-rx: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     return 0
 
 

@@ -17,18 +17,22 @@ from starlette.routing import Route
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
 from adk_rx.artifacts.in_memory import InMemoryArtifactService
-from adk_rx.errors import StoreBusyError
+from adk_rx.errors import ConfigurationError, StoreBusyError
+from adk_rx.events import Event
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.memory.in_memory import InMemoryMemoryService
 from adk_rx.sessions.base import BaseSessionService
+from adk_rx.sessions.session import Session
 from adk_rx.sessions.sql import SqlSessionService
 
-from . import adk_routes, run_routes, session_routes
+from . import adk_routes, adk_ui, run_routes, session_routes
+from .cors import AllowedOrigins, with_cors
 from .registry import InvocationRegistry, Limits
 from .runners import AppRunners
 from .security import DEFAULT_HOSTS, SecurityMiddleware
 from .shared import Server, json_response
 from .tap import TappedSessionService
+from .trace_index import TraceIndex
 
 __all__ = ["create_app", "serve"]
 
@@ -64,6 +68,8 @@ def create_app(
     artifact_service: BaseArtifactService | None = None,
     memory_service: BaseMemoryService | None = None,
     limits: Limits | None = None,
+    ui: str = "adk-rx",
+    allow_origins: Iterable[str] | None = None,
 ) -> Starlette:
     """The HTTP app serving the apps of ``agents_dir``.
 
@@ -80,7 +86,20 @@ def create_app(
             default ones, in memory otherwise.
         memory_service: default in memory.
         limits: registry and SSE bounds.
+        ui: the page ``web`` serves: ``"adk-rx"`` (its own, at ``/``) or ``"google-adk"``
+            (the dev UI of an installed google-adk package, at ``/dev-ui/``).
+        allow_origins: other origins whose pages may call the API (CORS); see
+            :mod:`adk_rx.cli.server.cors`. Off by default.
+
+    Raises:
+        ConfigurationError: an unknown ``ui``, or ``"google-adk"`` without google-adk.
     """
+    if ui not in adk_ui.UIS:
+        raise ConfigurationError(f"ui must be one of {', '.join(adk_ui.UIS)}, got {ui!r}")
+    if web and ui == "google-adk":
+        pages = adk_ui.routes(adk_ui.find_bundle())
+    else:
+        pages = [Route("/", _page, methods=["GET"])]
     if session_service is None:
         state_dir = Path.cwd() / STATE_DIR
         state_dir.mkdir(parents=True, exist_ok=True)
@@ -89,9 +108,15 @@ def create_app(
             artifact_service = FileArtifactService(state_dir / "artifacts")
     limits = limits or Limits()
     registry = InvocationRegistry(limits)
+    trace_index = TraceIndex()
+
+    def on_stored(session: Session, event: Event) -> None:
+        registry.on_stored(session, event)
+        trace_index.on_stored(session, event)
+
     runners = AppRunners(
         Path(agents_dir),
-        session_service=TappedSessionService(session_service, registry.on_stored),
+        session_service=TappedSessionService(session_service, on_stored),
         artifact_service=artifact_service or InMemoryArtifactService(),
         memory_service=memory_service or InMemoryMemoryService(),
     )
@@ -113,7 +138,7 @@ def create_app(
 
     app = Starlette(
         routes=[
-            Route("/", _page, methods=["GET"]),
+            *pages,
             *adk_routes.routes,
             *session_routes.routes,
             *run_routes.routes,
@@ -122,10 +147,15 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.server = server
+    app.state.trace_index = trace_index
+    origins = AllowedOrigins.parse(allow_origins) if allow_origins else None
+    if origins is not None:
+        app.add_middleware(with_cors, origins=origins)
     app.add_middleware(
         SecurityMiddleware,
         allowed_hosts=tuple(allowed_hosts) if allowed_hosts is not None else DEFAULT_HOSTS,
         tokens=tokens,
+        allowed_origins=origins,
     )
     return app
 
@@ -143,6 +173,8 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     web: bool = False,
+    ui: str = "adk-rx",
+    allow_origins: Iterable[str] | None = None,
 ) -> None:
     """Runs the server on uvicorn until interrupted.
 
@@ -158,5 +190,12 @@ def serve(
         allowed.append(f"[{host}]" if ":" in host else host)
     extra = os.environ.get("ADK_RX_ALLOWED_HOSTS", "")
     allowed.extend(name.strip() for name in extra.split(",") if name.strip())
-    app = create_app(agents_dir, web=web, tokens=_env_tokens(), allowed_hosts=allowed)
+    app = create_app(
+        agents_dir,
+        web=web,
+        tokens=_env_tokens(),
+        allowed_hosts=allowed,
+        ui=ui,
+        allow_origins=allow_origins,
+    )
     uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)

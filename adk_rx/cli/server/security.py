@@ -3,8 +3,10 @@
 * **Host**: a request whose ``Host`` is not one of the server's own names answers 403, so a
   web page on another name that resolves to this machine (DNS rebinding) reaches nothing.
 * **Origin**: a browser request from another origin (``Origin`` not equal to the request's
-  own host, ``Origin: null``, or ``Sec-Fetch-Site: cross-site``) answers 403. The server
-  sends no CORS headers, so only its own page can read its answers.
+  own host, ``Origin: null``, or ``Sec-Fetch-Site: cross-site``) answers 403, unless the
+  origin is one of ``allowed_origins`` (off by default; see :mod:`.cors`): only those get
+  CORS headers, so only the server's own page and those origins can read its answers. The
+  Host check applies to them all the same.
 * **Tokens** (optional): ``Authorization: Bearer <token>`` maps to a user id. A missing or
   unknown token answers 401; the user is put in ``scope["state"]["user"]`` and routes only
   let that user reach its own ``users/{user}`` paths (others answer 404). The page at ``/``
@@ -21,10 +23,13 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .cors import AllowedOrigins
+
 __all__ = ["DEFAULT_HOSTS", "SecurityMiddleware", "host_allowed"]
 
 DEFAULT_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-PUBLIC_PATHS = frozenset({"/", "/favicon.ico"})
+PUBLIC_PATHS = frozenset({"/", "/favicon.ico", "/dev-ui"})
+PUBLIC_PREFIX = "/dev-ui/"  # google-adk's UI bundle (``--ui google-adk``): files, no data
 
 
 def _split(host: str) -> tuple[str, str | None]:
@@ -78,10 +83,12 @@ class SecurityMiddleware:
         *,
         allowed_hosts: Iterable[str],
         tokens: Mapping[str, str] | None,
+        allowed_origins: AllowedOrigins | None = None,
     ) -> None:
         self.app = app
         self.allowed_hosts = tuple(allowed_hosts)
         self.tokens = dict(tokens) if tokens else None
+        self.allowed_origins = allowed_origins
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -93,13 +100,19 @@ class SecurityMiddleware:
             await _deny(send, 403, f"host {host!r} is not this server's; see allowed_hosts")
             return
         origin = headers.get("origin")
-        if origin is not None and not _same_origin(origin, host):
+        allowed = (
+            origin is not None
+            and self.allowed_origins is not None
+            and (self.allowed_origins.allows(origin))
+        )
+        if origin is not None and not allowed and not _same_origin(origin, host):
             await _deny(send, 403, "cross-origin requests are not allowed")
             return
-        if headers.get("sec-fetch-site") == "cross-site":
+        if headers.get("sec-fetch-site") == "cross-site" and not allowed:
             await _deny(send, 403, "cross-site requests are not allowed")
             return
-        if self.tokens is not None and scope["path"] not in PUBLIC_PATHS:
+        preflight = allowed and scope["method"] == "OPTIONS"
+        if self.tokens is not None and not preflight and not _is_public(scope["path"]):
             user = self._user(headers.get("authorization", ""))
             if user is None:
                 await _deny(send, 401, "a valid bearer token is required", bearer=True)
@@ -119,6 +132,10 @@ class SecurityMiddleware:
             if hmac.compare_digest(given, known.encode()):
                 found = user
         return found
+
+
+def _is_public(path: str) -> bool:
+    return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX)
 
 
 async def _deny(send: Send, status: int, detail: str, *, bearer: bool = False) -> None:

@@ -1,0 +1,78 @@
+"""The agent tree as google-adk's dev UI draws it: a serialised tree and Graphviz DOT source.
+
+``build_graph`` answers ``{name, root_agent, readme?}`` where each agent is ``{name,
+agent_class, description, model?, instruction?, tools: [{name, type}], sub_agents: [...]}``;
+``build_graph_image`` answers ``{"": {"dotSrc": "digraph ..."}}``. The UI renders the DOT
+source itself, so no Graphviz binary (or Python package) is needed on the server.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from adk_rx.agents.base import BaseAgent
+from adk_rx.agents.llm import LlmAgent
+
+__all__ = ["app_graph", "dot_source", "serialize_agent"]
+
+
+def serialize_agent(agent: BaseAgent) -> dict[str, Any]:
+    """One agent and its sub-agents, in google-adk's ``build_graph`` shape."""
+    data: dict[str, Any] = {
+        "name": agent.name,
+        "agent_class": type(agent).__name__,
+        "description": agent.description,
+    }
+    if isinstance(agent, LlmAgent):
+        model = agent.model
+        if model is not None:
+            data["model"] = model if isinstance(model, str) else getattr(model, "model", "")
+        if isinstance(agent.instruction, str):
+            data["instruction"] = agent.instruction
+        data["tools"] = [
+            {"name": getattr(tool, "name", type(tool).__name__), "type": "tool"}
+            for tool in agent.tools
+        ]
+    data["sub_agents"] = [serialize_agent(sub) for sub in agent.sub_agents]
+    return data
+
+
+def app_graph(name: str, root: BaseAgent, readme: str | None) -> dict[str, Any]:
+    """google-adk's ``build_graph`` answer for an app."""
+    graph: dict[str, Any] = {"name": name, "root_agent": serialize_agent(root)}
+    if readme:
+        graph["readme"] = readme
+    return graph
+
+
+def _quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a quoted DOT ID escapes like JSON
+
+
+def dot_source(root: BaseAgent, *, dark_mode: bool = False) -> str:
+    """Graphviz DOT of the agent tree: agents as boxes, tools as ellipses, edges parent->child."""
+    background = "#333537" if dark_mode else "#ffffff"
+    ink = "#e8eaed" if dark_mode else "#202124"
+    lines = [
+        "digraph {",
+        f'  graph [bgcolor="{background}" rankdir=LR];',
+        f'  node [color="{ink}" fontcolor="{ink}" fontname="Helvetica"];',
+        f'  edge [color="{ink}"];',
+    ]
+
+    def visit(agent: BaseAgent) -> None:
+        lines.append(f"  {_quote(agent.name)} [shape=box label={_quote('🤖 ' + agent.name)}];")
+        if isinstance(agent, LlmAgent):
+            for tool in agent.tools:
+                tool_name = getattr(tool, "name", type(tool).__name__)
+                node = _quote(f"{agent.name}/{tool_name}")
+                lines.append(f"  {node} [shape=ellipse label={_quote('🔧 ' + tool_name)}];")
+                lines.append(f"  {_quote(agent.name)} -> {node};")
+        for sub in agent.sub_agents:
+            visit(sub)
+            lines.append(f"  {_quote(agent.name)} -> {_quote(sub.name)};")
+
+    visit(root)
+    lines.append("}")
+    return "\n".join(lines)
