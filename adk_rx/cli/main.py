@@ -42,7 +42,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--user-id", metavar="U", help="the user id (default: your login name)")
     run.add_argument(
-        "--session-id", metavar="S", help="resume this session (created if it does not exist)"
+        "--session-id",
+        metavar="S",
+        help="resume this stored session: shows its last turns, then asks for any pending "
+        "confirmation or long-running tool result (an unknown id is an error unless --create)",
+    )
+    run.add_argument(
+        "--create",
+        action="store_true",
+        help="with --session-id: create the session when it does not exist",
     )
     model = run.add_mutually_exclusive_group()
     model.add_argument(

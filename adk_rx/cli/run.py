@@ -9,6 +9,10 @@ each open tool call, then an event with ``error_code="CANCELLED"``); the command
 those to be stored and shows them. Interactive chat then returns to the prompt (Ctrl-C or
 EOF at the prompt exits); a one-shot ``-m`` run exits with status 130.
 
+``--session-id S`` resumes a stored session (see :mod:`adk_rx.cli.resume`): the chat shows
+its event count and last turns, then asks for what it waits for (a confirmation, a
+long-running tool's result) before the prompt. An unknown id is an error unless ``--create``.
+
 Exit status: 0 on success, 1 when the turn fails (the run errors or its last event carries
 an error code), 2 for a bad command line or an agent that cannot be loaded, 130 on Ctrl-C.
 """
@@ -35,6 +39,13 @@ from adk_rx.artifacts.in_memory import InMemoryArtifactService
 from adk_rx.cli.loader import AgentLoadError, import_traceback, load_target_app
 from adk_rx.cli.models import check_override, override_model
 from adk_rx.cli.render import ConsoleRenderer, JsonlRenderer, Renderer
+from adk_rx.cli.resume import (
+    answer_part,
+    describe_pending,
+    history_lines,
+    open_session,
+    pending_calls,
+)
 from adk_rx.cli.stats import TurnStats
 from adk_rx.errors import AdkRxError
 from adk_rx.events import Event
@@ -76,7 +87,7 @@ def run_command(args: argparse.Namespace) -> int:
             check_override(app.root_agent, override)
         runner = _runner(app, in_memory=args.in_memory)
         user_id = args.user_id or _login()
-        session_id = _open_session(runner, user_id, args.session_id)
+        session_id, resumed = open_session(runner, user_id, args.session_id, create=args.create)
     except AdkRxError as exc:
         if isinstance(exc, AgentLoadError) and exc.__cause__ is not None:
             print(import_traceback(exc.__cause__), file=sys.stderr, end="")
@@ -87,12 +98,16 @@ def run_command(args: argparse.Namespace) -> int:
         + ("" if args.in_memory else f" in {Path(STATE_DIR) / 'sessions.db'}")
     )
     chat = Chat(runner, user_id, session_id, renderer)
+    if resumed is not None:
+        for line in history_lines(resumed):
+            renderer.note(line)
+        chat.pending = pending_calls(resumed.events)
     if args.message is not None:
         outcome = chat.turn(args.message)
-        if chat.confirmations:
+        if chat.pending:
             renderer.note(
-                f"the agent waits for a confirmation: answer it with adk-rx run {args.agent} "
-                f"--session-id {session_id}"
+                f"the agent waits for {_waits_for(chat.pending)}: answer it with adk-rx run "
+                f"{args.agent} --session-id {session_id}"
             )
         return outcome.value
     return chat.interactive(ask=not args.jsonl)
@@ -123,24 +138,11 @@ def _runner(app: App, *, in_memory: bool) -> Runner:
     )
 
 
-def _open_session(runner: Runner, user_id: str, session_id: str | None) -> str:
-    """The id of the session to use: resumed when it exists, created otherwise."""
-    service, app = runner.session_service, runner.app_name
-    if session_id is not None:
-        found = (
-            service.get_session(
-                app_name=app,
-                user_id=user_id,
-                session_id=session_id,
-                config=GetSessionConfig(num_recent_events=0),
-            )
-            .pipe(ops.first_or_default(None))
-            .run()
-        )
-        if found is not None:
-            return session_id
-    session = service.create_session(app_name=app, user_id=user_id, session_id=session_id).run()
-    return session.id
+def _waits_for(pending: list[types.FunctionCall]) -> str:
+    confirmations = sum(1 for call in pending if call.name == CONFIRMATION_FUNCTION)
+    if confirmations == len(pending):
+        return "a confirmation"
+    return "a confirmation or a tool result" if confirmations else "a tool result"
 
 
 class Chat:
@@ -152,7 +154,8 @@ class Chat:
         self.session_id = session_id
         self.renderer = renderer
         self.stats = next(p for p in runner.plugin_manager.plugins if isinstance(p, TurnStats))
-        self.confirmations: list[types.FunctionCall] = []  # asked for by the last turn
+        # What the session waits for: confirmations and long-running calls without a response.
+        self.pending: list[types.FunctionCall] = []
 
     def interactive(self, *, ask: bool) -> int:
         """Reads messages until EOF or Ctrl-C at the prompt; returns the exit status.
@@ -167,7 +170,7 @@ class Chat:
             self.renderer.note("Ctrl-C cancels a turn; Ctrl-D or Ctrl-C at the prompt exits.")
         while True:
             try:
-                message: types.Content | str = self._answers() if ask and self.confirmations else ""
+                message: types.Content | str = self._answers() if ask and self.pending else ""
                 if not message:
                     message = input(prompt).strip()
             except (EOFError, KeyboardInterrupt):
@@ -183,27 +186,25 @@ class Chat:
             if message:
                 self.turn(message)
 
-    def _answers(self) -> types.Content:
+    def _answers(self) -> types.Content | str:
+        """Asks for each pending call; the answers as one message ("" when all were skipped)."""
         parts: list[types.Part] = []
-        for call in self.confirmations:
-            original = (call.args or {}).get("originalFunctionCall") or {}
-            reply = input(f"approve {original.get('name', 'the call')}? [y/N] ").strip().lower()
-            parts.append(
-                types.Part(
-                    function_response=types.FunctionResponse(
-                        id=call.id,
-                        name=CONFIRMATION_FUNCTION,
-                        response={"confirmed": reply in ("y", "yes")},
-                    )
-                )
-            )
-        self.confirmations = []
-        return types.Content(role="user", parts=parts)
+        pending, self.pending = self.pending, []
+        for call in pending:
+            question = describe_pending(call)
+            if call.name == CONFIRMATION_FUNCTION:
+                reply = input(f"{question} [y/N] ")
+            else:
+                reply = input(f"{question}; its result (JSON or text, empty to leave it): ")
+            part = answer_part(call, reply)
+            if part is not None:
+                parts.append(part)
+        return types.Content(role="user", parts=parts) if parts else ""
 
     def turn(self, message: types.Content | str) -> Outcome:
         """Runs one invocation to its end, or until Ctrl-C cancels it."""
         self.stats.start()
-        self.confirmations = []
+        self.pending = []
         seen: set[str] = set()
         last: Event | None = None
         events = to_iterable(
@@ -221,9 +222,7 @@ class Chat:
                 if not event.partial:
                     seen.add(event.id)
                     last = event
-                    self.confirmations += [
-                        c for c in event.get_function_calls() if c.name == CONFIRMATION_FUNCTION
-                    ]
+                    self.pending += pending_calls([event])
         except KeyboardInterrupt:
             _close(events)  # disposing the subscription cancels the invocation
             self._show_cancellation(seen)

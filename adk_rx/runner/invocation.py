@@ -417,6 +417,7 @@ class Invocation:
         ctx = self.ctx
         assert ctx is not None
         agent = agent_to_run(self.runner.agent, ctx.session)
+        self._writer_().open_calls.last_author = agent.name  # a stop before any event
         plugins = self.runner.plugin_manager
         body = agent.run_async(ctx) if self.live_queue is None else run_live_agent(agent, ctx)
         events = body.pipe(

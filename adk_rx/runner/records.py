@@ -28,7 +28,10 @@ class OpenCalls:
     the next model request never carries a call without an answer.
 
     Attributes:
-        last_author: the author of the latest stored agent event.
+        last_author: the agent in charge, which authors the stop record: the agent the
+            invocation started with, then the author of each stored agent event, or the
+            agent it transferred to (so a stop right after a transfer keeps the
+            conversation with the new agent).
     """
 
     __slots__ = ("_open", "last_author")
@@ -43,7 +46,7 @@ class OpenCalls:
     def track(self, event: Event) -> None:
         """Takes note of a stored event's calls and responses."""
         if event.author != "user":
-            self.last_author = event.author
+            self.last_author = event.actions.transfer_to_agent or event.author
         content = event.content
         if content is None or not content.parts:
             return

@@ -16,6 +16,7 @@ from adk_rx import Event, SqlSessionService
 REPO = Path(__file__).resolve().parents[2]
 SUPPORT_DESK = REPO / "examples" / "support_desk"
 SLOW_AGENT = Path(__file__).with_name("slow_agent.py")
+TRANSFER_AGENT = Path(__file__).with_name("transfer_agent.py")
 _PROVIDER_ENV = (
     "GOOGLE_API_KEY",
     "GEMINI_API_KEY",
@@ -185,7 +186,18 @@ def test_sigint_during_a_stream_cancels_and_leaves_a_valid_session(slowpoke: Pat
     cwd = slowpoke.parent
     ids = ["--user-id", "u1", "--session-id", "s1"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "adk_rx.cli", "run", "slowpoke", "--jsonl", *ids, "-m", "go slow"],
+        [
+            sys.executable,
+            "-m",
+            "adk_rx.cli",
+            "run",
+            "slowpoke",
+            "--jsonl",
+            *ids,
+            "--create",
+            "-m",
+            "go slow",
+        ],
         cwd=cwd,
         env=_env(),
         text=True,
@@ -222,7 +234,7 @@ def test_sigint_during_a_stream_cancels_and_leaves_a_valid_session(slowpoke: Pat
 def test_session_id_resumes_a_stored_session(slowpoke: Path):
     cwd = slowpoke.parent
     ids = ["--user-id", "ada", "--session-id", "resume-me"]
-    assert adk_rx(cwd, "run", "slowpoke", *ids, "-m", "one").returncode == 0
+    assert adk_rx(cwd, "run", "slowpoke", *ids, "--create", "-m", "one").returncode == 0
     assert adk_rx(cwd, "run", "slowpoke", *ids, "-m", "two").returncode == 0
 
     stored = stored_events(cwd, "slowpoke", "ada", "resume-me")
@@ -290,3 +302,113 @@ def test_interactive_ctrl_c_cancels_the_turn_and_returns_to_the_prompt(slowpoke:
     out = cancelled + rest
     assert "✗ slowpoke: CANCELLED invocation cancelled" in out
     assert out.index("CANCELLED") < out.index("slowpoke: echo: hello")
+
+
+# -- resuming a session ---------------------------------------------------------------------
+
+
+def test_an_unknown_session_id_exits_2_unless_create_is_given(slowpoke: Path):
+    cwd = slowpoke.parent
+    ids = ["--user-id", "ada", "--session-id", "nope"]
+    assert adk_rx(cwd, "run", "slowpoke", *ids, "--create", "-m", "one").returncode == 0
+
+    result = adk_rx(cwd, "run", "slowpoke", "--user-id", "ada", "--session-id", "typo", "-m", "x")
+
+    assert result.returncode == 2
+    assert "no session 'typo' of user 'ada' in app 'slowpoke'" in result.stderr
+    assert "newest first: nope" in result.stderr and "--create" in result.stderr
+    assert stored_events(cwd, "slowpoke", "ada", "nope")[0].text() == "one"
+    service = SqlSessionService(f"sqlite:///{cwd / '.adk_rx' / 'sessions.db'}")
+    try:
+        listed = service.list_sessions(app_name="slowpoke", user_id="ada").run().sessions
+    finally:
+        service.close()
+    assert [s.id for s in listed] == ["nope"]  # the typo created nothing
+
+
+def test_resuming_shows_history_and_asks_for_the_pending_confirmation(tmp_path: Path):
+    ids = ["--user-id", "ada", "--session-id", "refund"]
+    asked = adk_rx(
+        tmp_path,
+        "run",
+        str(SUPPORT_DESK),
+        *ids,
+        "--create",
+        "-m",
+        "Please refund order 1234, it arrived broken.",
+    )
+    assert asked.returncode == 0, asked.stderr
+    assert f"answer it with adk-rx run {SUPPORT_DESK} --session-id refund" in asked.stderr
+
+    resumed = subprocess.run(
+        [sys.executable, "-m", "adk_rx.cli", "run", str(SUPPORT_DESK), *ids],
+        cwd=tmp_path,
+        env=_env(),
+        text=True,
+        capture_output=True,
+        input="y\n",
+        timeout=60,
+    )
+
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resumed session refund: 9 events" in resumed.stderr
+    assert "you: Please refund order 1234, it arrived broken." in resumed.stderr
+    assert "billing: I need your approval to refund 59.90 EUR" in resumed.stderr
+    assert "approve issue_refund? [y/N]" in resumed.stdout
+    assert '← issue_refund: {"status": "refunded"' in resumed.stdout
+    assert "billing: Done: 59.90 EUR for order 1234" in resumed.stdout
+    stored = stored_events(tmp_path, "support_desk", "ada", "refund")
+    answer = stored[9].get_function_responses()[0]
+    assert (answer.name, answer.response) == ("adk_request_confirmation", {"confirmed": True})
+    assert stored[-1].text().startswith("Done: 59.90 EUR")
+
+
+def test_ctrl_c_after_a_transfer_keeps_the_conversation_with_the_new_agent(tmp_path: Path):
+    app = tmp_path / "agents" / "desk"
+    app.mkdir(parents=True)
+    shutil.copy(TRANSFER_AGENT, app / "agent.py")
+    cwd = app.parent
+    ids = ["--user-id", "u1", "--session-id", "s1"]
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "adk_rx.cli",
+            "run",
+            "desk",
+            "--jsonl",
+            *ids,
+            "--create",
+            "-m",
+            "go slow",
+        ],
+        cwd=cwd,
+        env=_env(),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        assert process.stdout is not None
+        while True:  # until helper streams
+            line = process.stdout.readline()
+            assert line, "the run ended before helper streamed"
+            event = Event.from_json(line)
+            if event.partial and event.author == "helper":
+                break
+        process.send_signal(signal.SIGINT)
+        process.stdout.read()
+        process.wait(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130
+    assert stored_events(cwd, "desk", "u1", "s1")[-1].error_code == "CANCELLED"
+
+    again = adk_rx(cwd, "run", "desk", *ids, "-m", "hello again")
+
+    assert again.returncode == 0, again.stderr
+    assert "helper: echo: hello again" in again.stdout
+    last_turn = stored_events(cwd, "desk", "u1", "s1")
+    last_turn = last_turn[[e.text() for e in last_turn].index("hello again") + 1 :]
+    assert [e.author for e in last_turn] == ["helper"]  # no detour through front_desk
