@@ -67,3 +67,13 @@ def test_the_web_command_takes_ui_and_both_commands_take_allow_origins():
     )
     assert api.allow_origins == ["http://a:1", "regex:https://.*\\.b"]
     assert build_parser().parse_args(["web", "agents"]).ui == "adk-rx"
+
+
+def test_without_google_adk_the_error_says_what_to_install(
+    agents: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+):
+    import importlib.util
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ConfigurationError, match=r"adk_rx\[compat\]"):
+        create_app(agents[0], web=True, ui="google-adk")

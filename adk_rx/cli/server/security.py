@@ -28,7 +28,7 @@ from .cors import AllowedOrigins
 __all__ = ["DEFAULT_HOSTS", "SecurityMiddleware", "host_allowed"]
 
 DEFAULT_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-PUBLIC_PATHS = frozenset({"/", "/favicon.ico", "/dev-ui"})
+PUBLIC_PATHS = frozenset({"/", "/favicon.ico", "/dev-ui", "/openapi.json", "/docs"})
 PUBLIC_PREFIX = "/dev-ui/"  # google-adk's UI bundle (``--ui google-adk``): files, no data
 
 
