@@ -25,7 +25,7 @@ from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 from adk_rx.sessions.sql import SqlSessionService
 
-from . import adk_routes, adk_ui, run_routes, session_routes
+from . import adk_routes, adk_ui, live_route, run_routes, session_routes
 from .cors import AllowedOrigins, with_cors
 from .registry import InvocationRegistry, Limits
 from .runners import AppRunners
@@ -142,6 +142,7 @@ def create_app(
             *adk_routes.routes,
             *session_routes.routes,
             *run_routes.routes,
+            *live_route.routes,
         ],
         exception_handlers={HTTPException: _http_error, StoreBusyError: _store_busy},
         lifespan=lifespan,

@@ -19,7 +19,7 @@ import hmac
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -91,13 +91,14 @@ class SecurityMiddleware:
         self.allowed_origins = allowed_origins
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        deny = _deny if scope["type"] == "http" else _deny_websocket
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get("host", "")
         if not host_allowed(host, self.allowed_hosts):
-            await _deny(send, 403, f"host {host!r} is not this server's; see allowed_hosts")
+            await deny(send, 403, f"host {host!r} is not this server's; see allowed_hosts")
             return
         origin = headers.get("origin")
         allowed = (
@@ -106,16 +107,21 @@ class SecurityMiddleware:
             and (self.allowed_origins.allows(origin))
         )
         if origin is not None and not allowed and not _same_origin(origin, host):
-            await _deny(send, 403, "cross-origin requests are not allowed")
+            await deny(send, 403, "cross-origin requests are not allowed")
             return
         if headers.get("sec-fetch-site") == "cross-site" and not allowed:
-            await _deny(send, 403, "cross-site requests are not allowed")
+            await deny(send, 403, "cross-site requests are not allowed")
             return
-        preflight = allowed and scope["method"] == "OPTIONS"
+        preflight = allowed and scope["type"] == "http" and scope["method"] == "OPTIONS"
         if self.tokens is not None and not preflight and not _is_public(scope["path"]):
-            user = self._user(headers.get("authorization", ""))
+            authorization = headers.get("authorization", "")
+            if not authorization and scope["type"] == "websocket":
+                # Browsers cannot put headers on a WebSocket; they may pass the token here.
+                token = parse_qs(scope.get("query_string", b"").decode()).get("access_token")
+                authorization = f"Bearer {token[0]}" if token else ""
+            user = self._user(authorization)
             if user is None:
-                await _deny(send, 401, "a valid bearer token is required", bearer=True)
+                await deny(send, 401, "a valid bearer token is required", bearer=True)
                 return
             scope.setdefault("state", {})["user"] = user
         await self.app(scope, receive, send)
@@ -136,6 +142,11 @@ class SecurityMiddleware:
 
 def _is_public(path: str) -> bool:
     return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX)
+
+
+async def _deny_websocket(send: Send, status: int, detail: str, *, bearer: bool = False) -> None:
+    # Closing before the handshake is accepted makes the server answer 403.
+    await send({"type": "websocket.close", "code": 1008, "reason": f"{status}: {detail}"[:120]})
 
 
 async def _deny(send: Send, status: int, detail: str, *, bearer: bool = False) -> None:
