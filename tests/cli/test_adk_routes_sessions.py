@@ -151,3 +151,21 @@ async def test_created_patched_and_run_sessions_parse_as_google_adk_sessions(
         "x": 1,
         "last_reply": "It is sunny in Paris.",
     }
+
+
+async def test_seed_events_and_patches_persist_in_a_sql_store(
+    agents: tuple[Path, str], tmp_path: Path
+):
+    from adk_rx import SqlSessionService
+
+    store = SqlSessionService(f"sqlite:///{tmp_path / 'sessions.db'}")
+    base = f"/apps/{agents[1]}/users/u1/sessions"
+    async with client_for(agents[0], session_service=store) as http:
+        created = await http.post(base, json={"sessionId": "s1", "events": SEED})
+        patched = await http.patch(f"{base}/s1", json={"stateDelta": {"topic": "tea"}})
+        assert created.status_code == 200 and patched.status_code == 200
+    reopened = SqlSessionService(f"sqlite:///{tmp_path / 'sessions.db'}")
+    session = reopened.get_session(app_name=agents[1], user_id="u1", session_id="s1").run()
+    assert [e.author for e in session.events] == ["user", "assistant", "assistant", "user"]
+    assert session.state == {"topic": "tea"}
+    reopened.close()
