@@ -7,6 +7,7 @@ Python package; Playwright's own browser download is never used. Screenshots go 
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -159,5 +160,179 @@ def test_a_refresh_rejoins_the_running_invocation(
         expect(page.locator("#chat .chip.error")).to_contain_text("CANCELLED")
         assert page.evaluate("sessionStorage.getItem('adk_rx.running')") is None
         assert stored_events(service, app, "user")[-1].error_code == "CANCELLED"
+    finally:
+        page.close()
+
+
+@pytest.fixture
+def dev_loop(tmp_path: Path) -> Iterator[tuple[str, str, InMemorySessionService]]:
+    """The server on an app made for answers, failures and a transfer (web_dev_loop_agent)."""
+    app = unique_app("dev")
+    folder = tmp_path / "agents" / app
+    folder.mkdir(parents=True)
+    shutil.copy(Path(__file__).with_name("web_dev_loop_agent.py"), folder / "agent.py")
+    service = InMemorySessionService()
+    server = create_app(folder.parent, web=True, session_service=service)
+    with live_server(server) as live:
+        yield live.url, app, service
+
+
+def _open(browser: Any, url: str, app: str) -> Any:
+    page = browser.new_page(viewport={"width": 1400, "height": 860})
+    sync_api.expect.set_options(timeout=WAIT_MS)
+    page.goto(url)
+    sync_api.expect(page.locator("#app option")).to_have_text([app])
+    return page
+
+
+def _say(page: Any, text: str) -> None:
+    page.fill("#message", text)
+    page.click("#send")
+
+
+def _confirmation_answers(service: InMemorySessionService, app: str) -> list[Any]:
+    return [
+        r.response
+        for e in stored_events(service, app, "user")
+        for r in e.get_function_responses()
+        if r.name == "adk_request_confirmation"
+    ]
+
+
+def test_a_confirmation_is_approved_then_another_rejected_in_the_page(
+    browser: Any, dev_loop: tuple[str, str, InMemorySessionService], shots: Path
+):
+    url, app, service = dev_loop
+    expect = sync_api.expect
+    page = _open(browser, url, app)
+    try:
+        _say(page, "refund 5")
+        card = page.locator("#chat .card.confirm").first
+        expect(card).to_contain_text("asks to confirm issue_refund")
+        expect(card).to_contain_text("Please approve or reject the call of issue_refund")
+        expect(card.locator("button.approve")).to_be_enabled()
+        page.screenshot(path=str(shots / "web_confirmation.png"))
+        card.locator("button.approve").click()
+        expect(page.locator("#chat .msg.model").last).to_contain_text("Refunded 5.0.")
+        expect(page.locator("#chat .card.confirm").first).to_contain_text("approved")
+        expect(page.locator("#chat .card.confirm button")).to_have_count(0)
+
+        _say(page, "refund 7")
+        pending = page.locator("#chat .card.confirm:not(.answered)")
+        expect(pending).to_have_count(1)
+        pending.locator("button.reject").click()
+        expect(page.locator("#chat .msg.model").last).to_contain_text("The refund was not made.")
+        expect(page.locator("#chat .card.confirm").last).to_contain_text("rejected")
+        assert _confirmation_answers(service, app) == [{"confirmed": True}, {"confirmed": False}]
+        refunds = [
+            r.response
+            for e in stored_events(service, app, "user")
+            for r in e.get_function_responses()
+            if r.name == "issue_refund"
+        ]
+        assert {"status": "refunded", "amount": 5.0} in refunds
+        assert "rejected" in refunds[-1]["error"]  # the rejected call never ran
+    finally:
+        page.close()
+
+
+def test_a_long_running_call_stays_pending_until_its_result_is_sent(
+    browser: Any, dev_loop: tuple[str, str, InMemorySessionService], shots: Path
+):
+    url, app, service = dev_loop
+    expect = sync_api.expect
+    page = _open(browser, url, app)
+    try:
+        _say(page, "deploy staging")
+        card = page.locator("#chat .card.pending-tool")
+        expect(card).to_contain_text('start_deploy({"env":"staging"}) is pending')
+        expect(page.locator("#send")).to_be_enabled()
+        card.locator("textarea").fill('{"status": "done"}')
+        page.screenshot(path=str(shots / "web_long_running.png"))
+        card.locator("button.send-result").click()
+        expect(page.locator("#chat .msg.model").last).to_contain_text("Deploy finished: done.")
+        expect(card).to_contain_text("answered")
+        events = stored_events(service, app, "user")
+        (answer,) = [r for e in events for r in e.get_function_responses()]
+        assert (answer.name, answer.response) == ("start_deploy", {"status": "done"})
+    finally:
+        page.close()
+
+
+def test_a_failed_run_and_a_raising_tool_show_their_errors(
+    browser: Any,
+    dev_loop: tuple[str, str, InMemorySessionService],
+    shots: Path,
+    caplog: pytest.LogCaptureFixture,
+):
+    url, app, _ = dev_loop
+    expect = sync_api.expect
+    page = _open(browser, url, app)
+    try:
+        with caplog.at_level(logging.WARNING, logger="adk_rx"):
+            _say(page, "fail")
+            failure = page.locator("#chat .failure")
+            expect(failure).to_contain_text("run failed: ModelError")
+            expect(failure).to_contain_text("the model failed on purpose")
+            expect(page.locator("#status")).to_have_text("idle")
+        invocation = failure.get_attribute("data-invocation")
+        assert invocation and invocation.startswith("e-")
+        logged = [r.getMessage() for r in caplog.records if r.name == "adk_rx.server"]
+        assert any(invocation in line and "failed" in line for line in logged), logged
+        page.screenshot(path=str(shots / "web_failed_run.png"))
+
+        # The page keeps showing the failure after the next turn, under its own invocation.
+        _say(page, "crash")
+        expect(page.locator("#chat .msg.model").last).to_contain_text("The tool failed.")
+        expect(page.locator("#chat .failure")).to_have_count(1)
+        page.locator("#chat .chip.resp.error").click()
+        inspector = page.locator("#inspector")
+        expect(inspector).to_contain_text("Traceback of explode")
+        traceback = inspector.locator("pre.traceback")
+        expect(traceback).to_contain_text("agent.py")
+        expect(traceback).to_contain_text("RuntimeError: the tool exploded on purpose")
+        page.screenshot(path=str(shots / "web_tool_traceback.png"))
+    finally:
+        page.close()
+
+
+def test_empty_state_agent_tree_folded_chunks_and_transfer_marker(
+    browser: Any, dev_loop: tuple[str, str, InMemorySessionService], shots: Path
+):
+    url, app, _ = dev_loop
+    expect = sync_api.expect
+    page = _open(browser, url, app)
+    try:
+        expect(page.locator("#chat .empty-state")).to_contain_text("Type a message below")
+        tree = page.locator("#agent-tree")
+        expect(tree.locator("li[data-agent=assistant] > b")).to_have_text("assistant")
+        expect(tree.locator("li[data-agent=helper]")).to_contain_text("LlmAgent")
+        expect(tree).to_contain_text("issue_refund")
+
+        _say(page, "hello")  # "echo: " and "hello" stream as two chunks
+        expect(page.locator("#chat .msg.model").last).to_contain_text("echo: hello")
+        head = page.locator("#events tr.ev.chunks")
+        expect(head).to_have_count(1)
+        expect(head).to_contain_text("2 chunks")
+        expect(page.locator("#events tr.ev.chunk.open")).to_have_count(0)
+        head.locator(".toggle").click()
+        expect(page.locator("#events tr.ev.chunk.open")).to_have_count(1)
+
+        _say(page, "handoff")
+        transfer = page.locator("#chat .chip.transfer")
+        expect(transfer).to_contain_text("assistant")
+        expect(transfer).to_contain_text("\u21e2 transfer to helper")
+        expect(page.locator("#chat .msg.model").last).to_contain_text("helper here:")
+        expect(page.locator("#chat .msg.model .who").last).to_have_text("helper")
+        page.screenshot(path=str(shots / "web_transfer_and_tree.png"))
+        labels = page.locator("#timeline .lane .label")
+        expect(labels.first).to_be_visible()
+        for index in range(labels.count()):  # each label sits in its own column
+            label, bar = (
+                labels.nth(index).bounding_box(),
+                page.locator("#timeline .lane .bar").nth(index).bounding_box(),
+            )
+            assert label is not None and bar is not None
+            assert label["x"] + label["width"] <= bar["x"] + 1
     finally:
         page.close()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -80,6 +81,25 @@ class TooManyRunsError(Exception):
 def _when_session_idle(runner: Runner, key: _Key, fn: Callable[[], None]) -> None:
     """Calls ``fn`` once every run queued on the session has released it."""
     runner.when_idle(user_id=key[1], session_id=key[2]).subscribe(on_completed=fn)
+
+
+_log = logging.getLogger("adk_rx.server")
+
+
+def _log_failure(log: InvocationLog, key: _Key, status: str, error: Exception) -> None:
+    """One line per failed run (with its invocation id); the traceback at DEBUG."""
+    app, user, session = key
+    _log.warning(
+        "invocation %s %s (app %s, user %s, session %s): %s: %s",
+        log.invocation_id or "(not started)",
+        status,
+        app,
+        user,
+        session,
+        type(error).__name__,
+        error,
+    )
+    _log.debug("invocation %s traceback", log.invocation_id, exc_info=error)
 
 
 class InvocationRegistry:
@@ -148,6 +168,7 @@ class InvocationRegistry:
 
         def on_error(error: Exception) -> None:
             status = "timeout" if isinstance(error, InvocationTimeoutError) else "failed"
+            _log_failure(log, key, status, error)
             self._end(log, status, f"{type(error).__name__}: {error}")
 
         subscription = events.subscribe(
