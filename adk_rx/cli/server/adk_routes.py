@@ -5,7 +5,14 @@ Listed before the core routes: a path served by both is google-adk's shape here.
 
 from __future__ import annotations
 
-from . import adk_routes_artifacts, adk_routes_dev, adk_routes_service, adk_routes_sessions, openapi
+from . import (
+    adk_routes_artifacts,
+    adk_routes_dev,
+    adk_routes_service,
+    adk_routes_sessions,
+    eval_routes,
+    openapi,
+)
 
 __all__ = ["routes"]
 
@@ -14,5 +21,6 @@ routes = [
     *adk_routes_sessions.routes,
     *adk_routes_artifacts.routes,
     *adk_routes_dev.routes,
+    *eval_routes.routes,
     *openapi.routes,
 ]

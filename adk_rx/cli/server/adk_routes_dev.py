@@ -1,5 +1,5 @@
 """google-adk's developer routes under ``/dev/apps/{app}``: agent graph, traces, and the
-builder and eval lists its UI asks for.
+builder its UI asks for.
 
 * ``build_graph``: the agent tree (see :mod:`.agent_graph`), with the app's README.md;
   ``build_graph_image?dark_mode=&node=`` and ``graph``: Graphviz DOT source;
@@ -7,7 +7,7 @@ builder and eval lists its UI asks for.
   ``debug/trace/{event_id}``: the attributes of the model-call span of that event (404 when
   unknown);
 * ``builder`` answers an empty text (adk_rx apps are Python, there is no YAML to edit);
-  ``eval_sets`` and ``eval_results`` answer ``[]`` (``adk-rx eval`` runs eval sets instead).
+  the eval routes live in :mod:`.eval_routes`.
 """
 
 from __future__ import annotations
@@ -115,11 +115,6 @@ async def builder(request: Request) -> Response:
     return Response("", media_type="text/plain")
 
 
-async def no_evals(request: Request) -> Response:
-    await runner_for(request, request.path_params["app"])
-    return json_response([])
-
-
 _DEV = "/dev/apps/{app}"
 routes = [
     Route(_DEV + "/build_graph", build_graph, methods=["GET"]),
@@ -128,6 +123,4 @@ routes = [
     Route(_DEV + "/debug/trace/session/{sid}", session_trace, methods=["GET"]),
     Route(_DEV + "/debug/trace/{event_id}", event_trace, methods=["GET"]),
     Route(_DEV + "/builder", builder, methods=["GET"]),
-    Route(_DEV + "/eval_sets", no_evals, methods=["GET"]),
-    Route(_DEV + "/eval_results", no_evals, methods=["GET"]),
 ]

@@ -103,8 +103,30 @@ DESCRIPTIONS: dict[tuple[str, str], tuple[str, str, type[pydantic.BaseModel] | N
     ("GET", _D + "/debug/trace/session/{sid}"): ("dev", "The session's trace spans", None),
     ("GET", _D + "/debug/trace/{event_id}"): ("dev", "An event's model-call span", None),
     ("GET", _D + "/builder"): ("dev", "Agent YAML (none: adk_rx apps are Python)", None),
-    ("GET", _D + "/eval_sets"): ("dev", "Eval sets (none; use adk-rx eval)", None),
-    ("GET", _D + "/eval_results"): ("dev", "Eval results (none; use adk-rx eval)", None),
+    ("GET", _D + "/eval_sets"): ("evals", "Eval set ids of the app", None),
+    ("GET", _D + "/eval-sets"): ("evals", "Eval set ids of the app ({eval_set_ids})", None),
+    ("POST", _D + "/eval-sets"): ("evals", "Create an eval set ({eval_set: {eval_set_id}})", None),
+    ("POST", _D + "/eval_sets/{eval_set_id}"): ("evals", "Create an empty eval set", None),
+    ("POST", _D + "/eval_sets/{eval_set_id}/add_session"): (
+        "evals",
+        "Add a stored session as a case ({eval_id, session_id, user_id})",
+        None,
+    ),
+    ("POST", _D + "/eval-sets/{eval_set_id}/add-session"): (
+        "evals",
+        "Add a stored session as a case ({eval_id, session_id, user_id})",
+        None,
+    ),
+    ("GET", _D + "/eval_sets/{eval_set_id}/evals"): ("evals", "Case ids of the set", None),
+    ("GET", _D + "/eval_sets/{eval_set_id}/evals/{case_id}"): ("evals", "One case", None),
+    ("DELETE", _D + "/eval_sets/{eval_set_id}/evals/{case_id}"): ("evals", "Delete a case", None),
+    ("POST", _D + "/eval_sets/{eval_set_id}/run_eval"): (
+        "evals",
+        "Run cases ({eval_ids, eval_metrics}); stores and answers the results",
+        None,
+    ),
+    ("GET", _D + "/eval_results"): ("evals", "Stored eval result ids", None),
+    ("GET", _D + "/eval_results/{result_id}"): ("evals", "One stored eval result", None),
 }
 
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
@@ -118,7 +140,7 @@ def _operation(method: str, path: str, route: Route, schemas: dict[str, Any]) ->
     operation: dict[str, Any] = {
         "tags": [tag],
         "summary": summary,
-        "operationId": method.lower() + re.sub(r"\W+", "_", path).rstrip("_"),
+        "operationId": method.lower() + re.sub(r"[^\w-]+", "_", path).rstrip("_"),
         "parameters": [
             {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
             for name in _PARAM.findall(path)
