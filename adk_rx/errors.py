@@ -26,7 +26,8 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     └── StopError                   the run was stopped on purpose
         ├── InvocationCancelledError the subscription was disposed
         ├── InvocationTimeoutError  RunConfig.timeout expired (also TimeoutError)
-        └── LlmCallsLimitExceededError RunConfig.max_llm_calls was reached
+        ├── LlmCallsLimitExceededError RunConfig.max_llm_calls was reached
+        └── RunnerClosedError       the Runner was closed: it starts no new run
 
 Vendor exceptions are translated once, at the seam where they enter (``raise ... from exc``).
 """
@@ -50,6 +51,7 @@ __all__ = [
     "OutputSchemaError",
     "ReplayMismatchError",
     "RunError",
+    "RunnerClosedError",
     "SessionExistsError",
     "SessionNotFoundError",
     "StateValueError",
@@ -174,3 +176,7 @@ class InvocationTimeoutError(StopError, TimeoutError):
 
 class LlmCallsLimitExceededError(StopError):
     """The invocation would exceed ``RunConfig.max_llm_calls``."""
+
+
+class RunnerClosedError(StopError):
+    """The Runner was closed (``Runner.close()``); it starts no new run."""

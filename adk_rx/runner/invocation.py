@@ -22,6 +22,7 @@ from reactivex.scheduler import CurrentThreadScheduler
 from adk_rx.context import InvocationContext
 from adk_rx.errors import (
     ConfigurationError,
+    InvocationCancelledError,
     InvocationTimeoutError,
     SessionNotFoundError,
 )
@@ -83,6 +84,7 @@ class Invocation:
         self._user_stored = False
         self._turn_lock: abc.DisposableBase | None = None
         self._previous: Gate | None = None
+        self._closing: InvocationCancelledError | None = None
         self.trace = NO_TRACE
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -110,8 +112,18 @@ class Invocation:
         if turn_lock is not None:
             turn_lock.dispose()
         self._gates.leave(self.key, self._gate)
+        self.runner.runs.finished(self)
+
+    def shut_down(self) -> None:
+        """Cancels the run because its Runner is closing: like a dispose, and the subscriber
+        is told with InvocationCancelledError."""
+        self._closing = InvocationCancelledError("the Runner was closed; the run was cancelled")
+        self.dispose()
 
     def _begin(self) -> None:
+        if self.runner.runs.cancelling:  # its turn came while the Runner cancels its runs
+            self.shut_down()
+            return
         with self._lock:
             if self._status != "waiting":
                 return
@@ -312,6 +324,8 @@ class Invocation:
                 self._release()
             else:
                 previous.when_open(self._release)
+            if self._closing is not None:
+                self.observer.on_error(self._closing)
             return
         if status == "running":
             self._stop("CANCELLED")
@@ -395,6 +409,8 @@ class Invocation:
                         "and was cancelled"
                     )
                 )
+            elif self._closing is not None:
+                self.observer.on_error(self._closing)
 
         self._repair(reason, code, records).subscribe(on_error=done, on_completed=done)
 

@@ -17,8 +17,9 @@ the same with ``"TIMEOUT"`` and then errors the stream with InvocationTimeoutErr
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from google.genai import types
 from opentelemetry.metrics import MeterProvider
@@ -30,13 +31,14 @@ from reactivex.disposable import Disposable
 from adk_rx.agents.base import BaseAgent
 from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
-from adk_rx.errors import ConfigurationError
+from adk_rx.errors import ConfigurationError, RunnerClosedError
 from adk_rx.events import Event
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.plugins import BasePlugin, PluginManager
 from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.runner.gates import SessionGates
 from adk_rx.runner.invocation import Invocation
+from adk_rx.runner.shutdown import RunTracker
 from adk_rx.rx.awaitable import AwaitableObservable
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.state import check_state_delta
@@ -128,6 +130,7 @@ class Runner:
         self.io_scheduler = io_scheduler
         self.timer_scheduler = timer_scheduler
         self._gates = SessionGates()
+        self.runs = RunTracker()
         self.telemetry = Telemetry(tracer_provider, meter_provider)
 
     def run_async(
@@ -173,6 +176,9 @@ class Runner:
                 run_config=config,
                 state_delta=delta,
             )
+            if not self.runs.admit(invocation):
+                observer.on_error(RunnerClosedError("the Runner is closed; it starts no new run"))
+                return Disposable()
             return invocation.start(self._gates)
 
         return AwaitableObservable(subscribe)
@@ -225,6 +231,9 @@ class Runner:
                 state_delta={},
                 live_queue=live_request_queue,
             )
+            if not self.runs.admit(invocation):
+                observer.on_error(RunnerClosedError("the Runner is closed; it starts no new run"))
+                return Disposable()
             return invocation.start(self._gates)
 
         return AwaitableObservable(subscribe)
@@ -295,10 +304,36 @@ class Runner:
 
         return AwaitableObservable(subscribe)
 
-    def close(self) -> None:
-        """Closes the plugins and the toolsets of the agent tree."""
+    def close(self, timeout: float | None = 30.0) -> None:
+        """Closes the Runner: graceful for the runs, then frees what it holds.
+
+        New subscriptions to ``run_async`` / ``run_live`` error with RunnerClosedError at
+        once. Runs already waiting or running get up to ``timeout`` seconds (None: no limit)
+        to end on their own; those still going then are cancelled as a dispose cancels them
+        (their open calls answered, a ``CANCELLED`` event stored) and their subscribers get
+        InvocationCancelledError. Then the plugins and the toolsets of the agent tree are
+        closed. Blocks the calling thread until all that is done (from asyncio, use
+        ``async with Runner(...)`` or ``await asyncio.to_thread(runner.close)``).
+
+        Args:
+            timeout: seconds the running runs may take to end before they are cancelled.
+        """
+        self.runs.close(timeout)
         self.plugin_manager.close()
         self.close_toolsets()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        # On a worker thread: runs whose tools or models live on this loop must go on.
+        await asyncio.to_thread(self.close)
 
     def close_toolsets(self) -> None:
         """Closes every toolset of the agent tree (MCP sessions and their processes)."""

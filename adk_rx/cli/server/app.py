@@ -125,16 +125,9 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         yield
-        # Runs still going are cancelled, so their sessions record CANCELLED.
-        running = registry.running()
-        for log in running:
-            registry.cancel(log)
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(SHUTDOWN_GRACE):
-                for log in running:
-                    while not log.finished:
-                        await log.wait(None)
-        runners.close()
+        # Runs still going get SHUTDOWN_GRACE seconds to end; the rest are cancelled, so
+        # their sessions record CANCELLED. Off the loop: the runs may need it to end.
+        await asyncio.to_thread(runners.close, SHUTDOWN_GRACE)
 
     app = Starlette(
         routes=[

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from pathlib import Path
 
 from adk_rx.artifacts.base import BaseArtifactService
@@ -67,9 +68,11 @@ class AppRunners:
                 self._runners[name] = runner
         return runner
 
-    def close(self) -> None:
-        """Closes every Runner's plugins."""
+    def close(self, timeout: float | None = None) -> None:
+        """Closes every Runner: their runs get ``timeout`` seconds in all to end, the rest
+        are cancelled (see ``Runner.close``)."""
         with self._lock:
             runners, self._runners = list(self._runners.values()), {}
+        deadline = None if timeout is None else time.monotonic() + timeout
         for runner in runners:
-            runner.close()
+            runner.close(None if deadline is None else max(0.0, deadline - time.monotonic()))

@@ -1,0 +1,81 @@
+"""Closing a Runner: refuse new runs, let running ones end, then cancel what is left.
+
+::
+
+    close(timeout=5)   |-- new subscriptions: RunnerClosedError
+    run A  ----------------o                       (ends on its own: kept whole)
+    run B  ---------------------------X            (still going at the deadline: cancelled,
+                                      |             CANCELLED records stored, its subscriber
+                                      |             gets InvocationCancelledError)
+           |<-------- timeout ------->|<- grace ->|  close() returns
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Protocol
+
+__all__ = ["RunTracker"]
+
+CANCEL_GRACE = 10.0
+"""Seconds ``close`` waits, after cancelling, for cancelled runs to store their records."""
+
+
+class _Run(Protocol):
+    def shut_down(self) -> None: ...
+
+
+class RunTracker:
+    """The runs of one Runner that are waiting or running, and whether it still takes runs."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._active: set[_Run] = set()
+        self._closed = False
+        self._cancelling = False
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` began."""
+        return self._closed
+
+    @property
+    def cancelling(self) -> bool:
+        """True once :meth:`close` cancels the runs left: a queued run must not start."""
+        return self._cancelling
+
+    def admit(self, run: _Run) -> bool:
+        """Counts ``run`` in; False when the Runner is closed (the run must not start)."""
+        with self._changed:
+            if self._closed:
+                return False
+            self._active.add(run)
+            return True
+
+    def finished(self, run: _Run) -> None:
+        """``run`` let go of its session (it ended, failed or was cancelled)."""
+        with self._changed:
+            self._active.discard(run)
+            self._changed.notify_all()
+
+    def close(self, timeout: float | None) -> None:
+        """Refuses new runs, waits up to ``timeout`` seconds (None: no limit) for the running
+        ones, then cancels the rest and waits for their records to be stored."""
+        with self._changed:
+            self._closed = True
+            self._wait_idle(timeout)
+            self._cancelling = True
+            left = list(self._active)
+        for run in left:
+            run.shut_down()
+        with self._changed:
+            self._wait_idle(CANCEL_GRACE)
+
+    def _wait_idle(self, timeout: float | None) -> None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self._active:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return
+            self._changed.wait(remaining)
