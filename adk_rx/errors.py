@@ -15,7 +15,8 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     ├── InvocationNotFoundError     resuming an invocation the session does not hold; LookupError
     ├── RunError                    a failure while an invocation runs
     │   ├── ModelError              the model call failed (status, message); vendor errors end here
-    │   │   └── ReplayMismatchError a replayed model got a request it did not record
+    │   │   ├── ReplayMismatchError a replayed model got a request it did not record
+    │   │   └── CircuitOpenError    a circuit breaker fails the call at once: the model kept failing
     │   ├── CallbackError           a user callback or plugin hook raised
     │   ├── InstructionError        an instruction template names a missing state key
     │   ├── AgentNotFoundError      transfer to an agent that is not in the tree
@@ -39,6 +40,7 @@ __all__ = [
     "AgentNotFoundError",
     "BackpressureError",
     "CallbackError",
+    "CircuitOpenError",
     "ConfigurationError",
     "InstructionError",
     "InvalidAgentError",
@@ -128,6 +130,11 @@ class ModelError(RunError):
 
 class ReplayMismatchError(ModelError):
     """A replayed model received a request that the recording does not hold."""
+
+
+class CircuitOpenError(ModelError):
+    """A circuit breaker refused the call without trying: the model failed too often in a
+    row and its cooldown has not passed (see ``adk_rx.models.CircuitBreakerLlm``)."""
 
 
 class CallbackError(RunError):

@@ -15,18 +15,24 @@ from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.registry import LlmRegistry
 
 if TYPE_CHECKING:
+    from adk_rx.models.circuit_breaker import CircuitBreaker, CircuitBreakerLlm
     from adk_rx.models.gemini import GeminiLlm
     from adk_rx.models.openai_compat import OpenAiCompatibleLlm
+    from adk_rx.models.rate_limit import RateLimitedLlm, RateLimiter
     from adk_rx.models.recording import RecordingLlm, ReplayLlm
     from adk_rx.models.resilience import ResilientLlm, RetryNotice, RetryPolicy
 
 __all__ = [
     "BaseLlm",
+    "CircuitBreaker",
+    "CircuitBreakerLlm",
     "GeminiLlm",
     "LlmRegistry",
     "LlmRequest",
     "LlmResponse",
     "OpenAiCompatibleLlm",
+    "RateLimitedLlm",
+    "RateLimiter",
     "RecordingLlm",
     "ReplayLlm",
     "ResilientLlm",
@@ -35,6 +41,10 @@ __all__ = [
 ]
 
 _LAZY = {
+    "CircuitBreaker": "adk_rx.models.circuit_breaker",
+    "CircuitBreakerLlm": "adk_rx.models.circuit_breaker",
+    "RateLimitedLlm": "adk_rx.models.rate_limit",
+    "RateLimiter": "adk_rx.models.rate_limit",
     "GeminiLlm": "adk_rx.models.gemini",
     "OpenAiCompatibleLlm": "adk_rx.models.openai_compat",
     "RecordingLlm": "adk_rx.models.recording",

@@ -35,7 +35,7 @@ import reactivex as rx
 from reactivex import Observable, abc
 from reactivex.disposable import SerialDisposable, SingleAssignmentDisposable
 
-from adk_rx.errors import ConfigurationError, ModelError
+from adk_rx.errors import CircuitOpenError, ConfigurationError, ModelError
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
@@ -263,7 +263,9 @@ class _RetryRun:
         asked = retry_after(error) if policy.honor_retry_after else None
         wait = asked if asked is not None else policy.backoff(self._attempt - 1, self._rng)
         failed_attempt = self._attempt
-        if self._attempt < policy.max_attempts and wait <= remaining:
+        # An open circuit fails every attempt at once: go straight to the next model.
+        may_retry = not isinstance(error, CircuitOpenError)
+        if may_retry and self._attempt < policy.max_attempts and wait <= remaining:
             return wait, RetryNotice(model, failed_attempt, error, wait, model)
         if self._model_index + 1 < len(self._attempts) and remaining > 0:
             # The next model owes nothing to this one's Retry-After: go at once.
