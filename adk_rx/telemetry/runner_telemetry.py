@@ -8,9 +8,12 @@ OpenTelemetry's global ones, are the API's no-op or proxy providers), an invocat
 
 from __future__ import annotations
 
+import os
 from importlib import metadata
 from typing import TYPE_CHECKING
 
+import opentelemetry.metrics._internal as _metrics_state
+import opentelemetry.trace as _trace_state
 from opentelemetry import metrics, trace
 from opentelemetry.metrics import MeterProvider, NoOpMeterProvider
 from opentelemetry.trace import NoOpTracerProvider, ProxyTracerProvider, TracerProvider
@@ -46,6 +49,27 @@ except ImportError:  # pragma: no cover
 def is_configured(provider: TracerProvider | MeterProvider) -> bool:
     """False for the API's no-op and proxy providers (nothing would be recorded)."""
     return not isinstance(provider, _NOOP_TRACER_PROVIDERS + _NOOP_METER_PROVIDERS)
+
+
+# The API's get_*_provider() reads the environment on every call while no global provider is
+# set (a few microseconds); the module slot they fill is read here instead, unless a provider
+# is named by environment variable (then the API loads it on first use).
+_TRACER_FROM_ENV = "OTEL_PYTHON_TRACER_PROVIDER" in os.environ
+_METER_FROM_ENV = "OTEL_PYTHON_METER_PROVIDER" in os.environ
+_TRACER_SLOT = hasattr(_trace_state, "_TRACER_PROVIDER")
+_METER_SLOT = hasattr(_metrics_state, "_METER_PROVIDER")
+
+
+def _global_tracers() -> TracerProvider | None:
+    if _TRACER_SLOT and not _TRACER_FROM_ENV and _trace_state._TRACER_PROVIDER is None:  # pyright: ignore[reportPrivateUsage]
+        return None
+    return trace.get_tracer_provider()
+
+
+def _global_meters() -> MeterProvider | None:
+    if _METER_SLOT and not _METER_FROM_ENV and _metrics_state._METER_PROVIDER is None:  # pyright: ignore[reportPrivateUsage]
+        return None
+    return metrics.get_meter_provider()
 
 
 class NoTrace:
@@ -98,16 +122,18 @@ class Telemetry:
 
     def start_invocation(self, *, app_name: str, session_id: str) -> InvocationTrace | NoTrace:
         """The hooks of one invocation, subscribed now (the caller's span is the parent)."""
-        tracers = self.tracer_provider or trace.get_tracer_provider()
-        meters = self.meter_provider or metrics.get_meter_provider()
-        tracing = is_configured(tracers)
-        measuring = is_configured(meters)
+        tracers = self.tracer_provider or _global_tracers()
+        meters = self.meter_provider or _global_meters()
+        if tracers is None and meters is None:
+            return NO_TRACE  # nothing configured: the common case, decided in well under 1 us
+        tracing = tracers is not None and is_configured(tracers)
+        measuring = meters is not None and is_configured(meters)
         if not tracing and not measuring:
             return NO_TRACE
-        if tracing and tracers is not self._tracer_source:
+        if tracing and tracers is not None and tracers is not self._tracer_source:
             self._tracer = tracers.get_tracer("adk_rx", _VERSION)
             self._tracer_source = tracers
-        if measuring and meters is not self._meter_source:
+        if measuring and meters is not None and meters is not self._meter_source:
             self._instruments = Instruments(meters.get_meter("adk_rx", _VERSION))
             self._meter_source = meters
         return InvocationTrace(
