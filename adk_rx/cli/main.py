@@ -7,6 +7,8 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from adk_rx.errors import AdkRxError
+
 __all__ = ["build_parser", "main"]
 
 EXIT_USAGE = 2
@@ -62,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
     model.add_argument(
         "--replay", metavar="FILE", help="serve the model offline from a RecordingLlm JSONL file"
     )
+    run.add_argument(
+        "--trace",
+        action="store_true",
+        help="print the OpenTelemetry span tree of each turn (needs the otel extra)",
+    )
+    _otlp_argument(run)
 
     for name, help_text in (
         ("api-server", "serve the apps of AGENTS_DIR over HTTP (ADK-compatible routes)"),
@@ -88,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
                 help="the page to serve: adk-rx's own (default) or google-adk's dev UI at "
                 '/dev-ui/ (needs google-adk: pip install "adk_rx[compat]")',
             )
+        _otlp_argument(server)
 
     from adk_rx.cli.bench_cmd import add_bench_parser
     from adk_rx.cli.eval_cmd import add_eval_parser
@@ -95,6 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_parser(commands)
     add_bench_parser(commands)
     return parser
+
+
+def _otlp_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--otlp-endpoint",
+        metavar="URL",
+        help="export spans and metrics over OTLP/HTTP to URL (/v1/traces, /v1/metrics); "
+        "default OTEL_EXPORTER_OTLP_ENDPOINT (needs the otel extra)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -128,7 +146,6 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         print(f"adk-rx: {exc}", file=sys.stderr)
         return EXIT_USAGE
     from adk_rx.cli.server import serve
-    from adk_rx.errors import ConfigurationError
 
     try:
         serve(
@@ -138,8 +155,9 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             args.command == "web",
             ui=getattr(args, "ui", "adk-rx"),
             allow_origins=args.allow_origins,
+            otlp_endpoint=args.otlp_endpoint,
         )
-    except ConfigurationError as exc:  # e.g. --ui google-adk without google-adk
+    except AdkRxError as exc:  # e.g. --ui google-adk without google-adk, no otel extra
         print(f"adk-rx: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return 0

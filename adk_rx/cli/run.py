@@ -27,6 +27,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import reactivex as rx
 from google.genai import types
@@ -47,7 +48,7 @@ from adk_rx.cli.resume import (
     pending_calls,
 )
 from adk_rx.cli.stats import TurnStats
-from adk_rx.errors import AdkRxError
+from adk_rx.errors import AdkRxError, ConfigurationError
 from adk_rx.events import Event
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
 from adk_rx.memory.in_memory import InMemoryMemoryService
@@ -58,6 +59,11 @@ from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.in_memory import InMemorySessionService
 from adk_rx.sessions.session import GetSessionConfig
 from adk_rx.sessions.sql import SqlSessionService
+from adk_rx.telemetry.setup import SdkSetup, setup_sdk
+from adk_rx.telemetry.tree_text import span_tree_lines
+
+if TYPE_CHECKING:
+    from adk_rx.telemetry.span_store import SpanStore
 
 __all__ = ["Chat", "Outcome", "run_command"]
 
@@ -85,7 +91,14 @@ def run_command(args: argparse.Namespace) -> int:
         app = load_target_app(args.agent)
         if override is not None:
             check_override(app.root_agent, override)
-        runner = _runner(app, in_memory=args.in_memory)
+        sdk = setup_sdk(otlp_endpoint=args.otlp_endpoint, keep_spans=args.trace)
+        if args.trace and sdk is None:
+            raise ConfigurationError(
+                "--trace needs the OpenTelemetry SDK: pip install 'adk_rx[otel]'"
+            )
+        runner = _runner(app, in_memory=args.in_memory, sdk=sdk)
+        if sdk is not None:
+            sdk.install_globally()  # a tool's own spans go to the same place
         user_id = args.user_id or _login()
         session_id, resumed = open_session(runner, user_id, args.session_id, create=args.create)
     except AdkRxError as exc:
@@ -102,15 +115,20 @@ def run_command(args: argparse.Namespace) -> int:
         for line in history_lines(resumed):
             renderer.note(line)
         chat.pending = pending_calls(resumed.events)
-    if args.message is not None:
-        outcome = chat.turn(args.message)
-        if chat.pending:
-            renderer.note(
-                f"the agent waits for {_waits_for(chat.pending)}: answer it with adk-rx run "
-                f"{args.agent} --session-id {session_id}"
-            )
-        return outcome.value
-    return chat.interactive(ask=not args.jsonl)
+    chat.spans = sdk.span_store if sdk is not None else None
+    try:
+        if args.message is not None:
+            outcome = chat.turn(args.message)
+            if chat.pending:
+                renderer.note(
+                    f"the agent waits for {_waits_for(chat.pending)}: answer it with adk-rx "
+                    f"run {args.agent} --session-id {session_id}"
+                )
+            return outcome.value
+        return chat.interactive(ask=not args.jsonl)
+    finally:
+        if sdk is not None:
+            sdk.shutdown()  # exports what is still buffered
 
 
 def _login() -> str:
@@ -120,7 +138,7 @@ def _login() -> str:
         return "user"
 
 
-def _runner(app: App, *, in_memory: bool) -> Runner:
+def _runner(app: App, *, in_memory: bool, sdk: SdkSetup | None) -> Runner:
     sessions: BaseSessionService
     artifacts: BaseArtifactService
     if in_memory:
@@ -135,6 +153,8 @@ def _runner(app: App, *, in_memory: bool) -> Runner:
         session_service=sessions,
         artifact_service=artifacts,
         memory_service=InMemoryMemoryService(),
+        tracer_provider=sdk.tracer_provider if sdk is not None else None,
+        meter_provider=sdk.meter_provider if sdk is not None else None,
     )
 
 
@@ -156,6 +176,7 @@ class Chat:
         self.stats = next(p for p in runner.plugin_manager.plugins if isinstance(p, TurnStats))
         # What the session waits for: confirmations and long-running calls without a response.
         self.pending: list[types.FunctionCall] = []
+        self.spans: SpanStore | None = None  # --trace: each turn's span tree is printed
 
     def interactive(self, *, ask: bool) -> int:
         """Reads messages until EOF or Ctrl-C at the prompt; returns the exit status.
@@ -207,6 +228,7 @@ class Chat:
         self.pending = []
         seen: set[str] = set()
         last: Event | None = None
+        invocation_id = ""
         events = to_iterable(
             self.runner.run_async(
                 user_id=self.user_id,
@@ -218,6 +240,7 @@ class Chat:
         )
         try:
             for event in events:
+                invocation_id = event.invocation_id
                 self.renderer.event(event)
                 if not event.partial:
                     seen.add(event.id)
@@ -226,16 +249,24 @@ class Chat:
         except KeyboardInterrupt:
             _close(events)  # disposing the subscription cancels the invocation
             self._show_cancellation(seen)
+            self._show_trace(invocation_id)
             return Outcome.CANCELLED
         except Exception as exc:
             self.renderer.failure(_describe(exc))
+            self._show_trace(invocation_id)
             return Outcome.FAILED
         finally:
             _close(events)
         self.renderer.turn_end(self.stats.summary())
+        self._show_trace(invocation_id)
         if last is not None and last.error_code:
             return Outcome.FAILED
         return Outcome.OK
+
+    def _show_trace(self, invocation_id: str) -> None:
+        if self.spans is not None and invocation_id:
+            for line in span_tree_lines(self.spans.spans_of_invocation(invocation_id)):
+                self.renderer.note(line)
 
     def _show_cancellation(self, seen: set[str]) -> None:
         """Waits until the Runner stored the cancellation records, then shows them."""

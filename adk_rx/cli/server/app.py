@@ -7,7 +7,10 @@ import contextlib
 import os
 from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from opentelemetry.metrics import MeterProvider
+from opentelemetry.trace import TracerProvider
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -25,7 +28,7 @@ from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 from adk_rx.sessions.sql import SqlSessionService
 
-from . import adk_routes, adk_ui, live_route, run_routes, session_routes
+from . import adk_routes, adk_ui, live_route, run_routes, session_routes, trace_routes
 from .cors import AllowedOrigins, with_cors
 from .registry import InvocationRegistry, Limits
 from .runners import AppRunners
@@ -33,6 +36,9 @@ from .security import DEFAULT_HOSTS, SecurityMiddleware
 from .shared import Server, json_response
 from .tap import TappedSessionService
 from .trace_index import TraceIndex
+
+if TYPE_CHECKING:
+    from adk_rx.telemetry.span_store import SpanStore
 
 __all__ = ["create_app", "serve"]
 
@@ -70,6 +76,9 @@ def create_app(
     limits: Limits | None = None,
     ui: str = "adk-rx",
     allow_origins: Iterable[str] | None = None,
+    tracer_provider: TracerProvider | None = None,
+    meter_provider: MeterProvider | None = None,
+    span_store: SpanStore | None = None,
 ) -> Starlette:
     """The HTTP app serving the apps of ``agents_dir``.
 
@@ -86,6 +95,11 @@ def create_app(
             default ones, in memory otherwise.
         memory_service: default in memory.
         limits: registry and SSE bounds.
+        tracer_provider: where the Runners' spans go (default OpenTelemetry's global one);
+            a ``traceparent`` header on a run request makes its invocation continue that trace.
+        meter_provider: where the Runners' metrics go (default the global one).
+        span_store: the span store the trace view reads (a span processor of
+            ``tracer_provider``); without one the view shows the invocation's events.
         ui: the page ``web`` serves: ``"adk-rx"`` (its own, at ``/``) or ``"google-adk"``
             (the dev UI of an installed google-adk package, at ``/dev-ui/``).
         allow_origins: other origins whose pages may call the API (CORS); see
@@ -119,8 +133,12 @@ def create_app(
         session_service=TappedSessionService(session_service, on_stored),
         artifact_service=artifact_service or InMemoryArtifactService(),
         memory_service=memory_service or InMemoryMemoryService(),
+        tracer_provider=tracer_provider,
+        meter_provider=meter_provider,
     )
-    server = Server(runners=runners, registry=registry, limits=limits, web=web)
+    server = Server(
+        runners=runners, registry=registry, limits=limits, web=web, span_store=span_store
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -136,6 +154,7 @@ def create_app(
             *session_routes.routes,
             *run_routes.routes,
             *live_route.routes,
+            *trace_routes.routes,
         ],
         exception_handlers={HTTPException: _http_error, StoreBusyError: _store_busy},
         lifespan=lifespan,
@@ -169,13 +188,15 @@ def serve(
     web: bool = False,
     ui: str = "adk-rx",
     allow_origins: Iterable[str] | None = None,
+    otlp_endpoint: str | None = None,
 ) -> None:
     """Runs the server on uvicorn until interrupted.
 
     The Host check allows the loopback names and ``host`` (unless it is a wildcard
     address); ``ADK_RX_ALLOWED_HOSTS`` (comma-separated) adds names, e.g. the machine's
     name when binding ``0.0.0.0``. ``ADK_RX_TOKENS`` (``token=user,...``) turns on bearer
-    tokens.
+    tokens. With the OpenTelemetry SDK installed the server keeps recent spans for the trace
+    view; ``otlp_endpoint`` (or ``OTEL_EXPORTER_OTLP_ENDPOINT``) exports them over OTLP/HTTP.
     """
     import uvicorn
 
@@ -184,6 +205,11 @@ def serve(
         allowed.append(f"[{host}]" if ":" in host else host)
     extra = os.environ.get("ADK_RX_ALLOWED_HOSTS", "")
     allowed.extend(name.strip() for name in extra.split(",") if name.strip())
+    from adk_rx.telemetry.setup import setup_sdk
+
+    sdk = setup_sdk(otlp_endpoint=otlp_endpoint, keep_spans=True)
+    if sdk is not None:
+        sdk.install_globally()  # a tool's own spans go to the same place
     app = create_app(
         agents_dir,
         web=web,
@@ -191,5 +217,12 @@ def serve(
         allowed_hosts=allowed,
         ui=ui,
         allow_origins=allow_origins,
+        tracer_provider=sdk.tracer_provider if sdk is not None else None,
+        meter_provider=sdk.meter_provider if sdk is not None else None,
+        span_store=sdk.span_store if sdk is not None else None,
     )
-    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+    finally:
+        if sdk is not None:
+            sdk.shutdown()  # exports what is still buffered

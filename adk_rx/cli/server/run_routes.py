@@ -16,6 +16,7 @@ from starlette.routing import Route
 
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
+from adk_rx.telemetry.propagation import continued_trace
 
 from .bodies import BadRequest, RunBody, parse_run_body
 from .log import InvocationLog
@@ -46,15 +47,16 @@ async def _start(request: Request, body: RunBody) -> InvocationLog:
     runner = await runner_for(request, body.app_name)
     await find_session(request, body.app_name, body.user_id, body.session_id)
     try:
-        log = server.registry.start(
-            runner,
-            user_id=body.user_id,
-            session_id=body.session_id,
-            new_message=body.new_message,
-            run_config=body.run_config(),
-            state_delta=body.state_delta,
-            invocation_id=body.invocation_id,
-        )
+        with continued_trace(request.headers):  # the run is scheduled in the caller's trace
+            log = server.registry.start(
+                runner,
+                user_id=body.user_id,
+                session_id=body.session_id,
+                new_message=body.new_message,
+                run_config=body.run_config(),
+                state_delta=body.state_delta,
+                invocation_id=body.invocation_id,
+            )
     except SessionBusyError as exc:
         raise HTTPException(409, str(exc)) from exc
     except TooManyRunsError as exc:

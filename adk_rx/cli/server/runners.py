@@ -7,6 +7,9 @@ import threading
 import time
 from pathlib import Path
 
+from opentelemetry.metrics import MeterProvider
+from opentelemetry.trace import TracerProvider
+
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.cli.loader import discover_apps, load_app
 from adk_rx.memory.base import BaseMemoryService
@@ -30,8 +33,12 @@ class AppRunners:
         session_service: BaseSessionService,
         artifact_service: BaseArtifactService,
         memory_service: BaseMemoryService,
+        tracer_provider: TracerProvider | None = None,
+        meter_provider: MeterProvider | None = None,
     ) -> None:
         self.agents_dir = agents_dir
+        self.tracer_provider = tracer_provider
+        self.meter_provider = meter_provider
         self.session_service = session_service
         self.artifact_service = artifact_service
         self.memory_service = memory_service
@@ -64,6 +71,8 @@ class AppRunners:
                     session_service=self.session_service,
                     artifact_service=self.artifact_service,
                     memory_service=self.memory_service,
+                    tracer_provider=self.tracer_provider,
+                    meter_provider=self.meter_provider,
                 )
                 self._runners[name] = runner
         return runner

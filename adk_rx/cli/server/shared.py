@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -17,6 +17,9 @@ from adk_rx.sessions.base import BaseSessionService
 from .registry import InvocationRegistry, Limits
 from .runners import AppNotFoundError, AppRunners
 
+if TYPE_CHECKING:
+    from adk_rx.telemetry.span_store import SpanStore
+
 __all__ = ["Server", "json_response", "not_found", "runner_for", "server_of", "user_path"]
 
 
@@ -28,6 +31,7 @@ class Server:
     registry: InvocationRegistry
     limits: Limits
     web: bool
+    span_store: SpanStore | None = None  # recent spans, when the OpenTelemetry SDK is set up
 
     @property
     def sessions(self) -> BaseSessionService:
