@@ -1,0 +1,98 @@
+"""McpTool: one tool of an MCP server, called through its toolset's session."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from reactivex import Observable
+
+from adk_rx.rx import from_async
+from adk_rx.tools.base import BaseTool
+
+if TYPE_CHECKING:
+    from adk_rx.context import ToolContext
+    from adk_rx.tools.mcp.connection import McpConnection
+
+__all__ = ["McpTool", "result_dict"]
+
+
+class McpTool(BaseTool):
+    """A tool an MCP server lists; its schema is the server's ``inputSchema``.
+
+    The call runs as a task on the runtime loop; disposing the run cancels it and the server
+    gets a cancellation notification. An ``isError`` result, a timeout or a server that
+    went away answer ``{"error": ...}`` to the model. Progress notifications of the server
+    become progress reports (partial events with ``custom_metadata["tool_progress"]``).
+
+    Args:
+        name: the tool's name on the server.
+        description: the server's description.
+        input_schema: the server's JSON schema of the arguments.
+        connection: the session of the toolset.
+    """
+
+    reports_progress = True
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        input_schema: Mapping[str, Any],
+        connection: McpConnection,
+    ) -> None:
+        super().__init__(name=name, description=description, parameters=input_schema)
+        self.input_schema = dict(input_schema)
+        self.connection = connection
+
+    def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
+        """Calls the tool on the server; emits the response dict."""
+        arguments = dict(args)
+        return from_async(lambda: self._call(arguments, tool_context))
+
+    async def _call(self, arguments: dict[str, Any], tool_context: ToolContext) -> dict[str, Any]:
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            report: dict[str, Any] = {"progress": done}
+            if total is not None:
+                report["total"] = total
+            if message:
+                report["message"] = message
+            tool_context.report_progress(report)
+
+        timeout = self.connection.params.timeout
+
+        async def call(session: Any) -> Any:
+            return await session.call_tool(
+                self.name, arguments, read_timeout_seconds=timeout, progress_callback=progress
+            )
+
+        try:
+            result = await self.connection.run(call)
+        except Exception as exc:  # a crashed or silent server: the model gets to know
+            return {"error": f"MCP tool {self.name!r} failed: {_describe(exc)}"}
+        return result_dict(result)
+
+
+def _describe(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def result_dict(result: Any) -> dict[str, Any]:
+    """An MCP ``CallToolResult`` as the dict the model sees.
+
+    ``isError`` -> ``{"error": text}``; structured content -> that object; text-only content
+    -> ``{"result": text}``; other content -> ``{"content": [...]}`` (JSON of each block).
+    """
+    blocks = list(getattr(result, "content", None) or [])
+    texts = [b.text for b in blocks if getattr(b, "type", None) == "text"]
+    if getattr(result, "is_error", False):
+        return {"error": "\n".join(texts) or "the MCP tool reported an error"}
+    structured = getattr(result, "structured_content", None)
+    if isinstance(structured, dict):
+        return structured
+    if blocks and len(texts) == len(blocks):
+        return {"result": "\n".join(texts)}
+    return {"content": [b.model_dump(mode="json", exclude_none=True) for b in blocks]}
