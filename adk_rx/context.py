@@ -325,9 +325,11 @@ class ToolContext(CallbackContext):
             confirmation request.
         progress_sink: where :meth:`report_progress` sends a report (set by the flow for a
             tool whose ``reports_progress`` is true); None drops reports.
+        usage_metadata: token usage the tool spent on models (an AgentTool's child run); it
+            is added to the function-response event.
     """
 
-    __slots__ = ("function_call_id", "progress_sink", "tool_confirmation")
+    __slots__ = ("function_call_id", "progress_sink", "tool_confirmation", "usage_metadata")
 
     def __init__(
         self,
@@ -344,6 +346,7 @@ class ToolContext(CallbackContext):
         self.function_call_id = function_call_id
         self.tool_confirmation = tool_confirmation
         self.progress_sink: Callable[[Any], None] | None = None
+        self.usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
 
     def report_progress(self, progress: Any) -> None:
         """Reports progress of this call: a partial event of the calling agent, never stored.

@@ -32,7 +32,7 @@ from adk_rx.plugins import BasePlugin
 if TYPE_CHECKING:
     from adk_rx.context import InvocationContext
 
-__all__ = ["TokenUsage", "UsagePlugin", "UsageReport", "summarize_usage"]
+__all__ = ["TokenUsage", "UsagePlugin", "UsageReport", "summarize_usage", "usage_metadata"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +95,17 @@ class TokenUsage:
 
 
 _ZERO = TokenUsage()
+
+
+def usage_metadata(usage: TokenUsage) -> types.GenerateContentResponseUsageMetadata:
+    """``usage`` as the usage metadata of one event (an AgentTool's child run, summed)."""
+    return types.GenerateContentResponseUsageMetadata(
+        prompt_token_count=usage.prompt_tokens,
+        candidates_token_count=usage.candidates_tokens,
+        thoughts_token_count=usage.thoughts_tokens or None,
+        cached_content_token_count=usage.cached_tokens or None,
+        total_token_count=usage.total_tokens,
+    )
 
 
 @dataclass(frozen=True)

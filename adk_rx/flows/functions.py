@@ -117,9 +117,25 @@ def _events(
                 content=_USER_CONTENT.model_copy(update={"parts": parts}),
                 actions=actions,
                 custom_metadata={TRACEBACKS_KEY: tracebacks} if tracebacks else None,
+                usage_metadata=_child_usage(items),
             )
         )
     return rx_items(out)
+
+
+def _child_usage(items: list[Call]) -> types.GenerateContentResponseUsageMetadata | None:
+    """The token usage tools spent on models (AgentTool child runs), summed; else None."""
+    spent = [item.context.usage_metadata for item in items if item.context.usage_metadata]
+    if not spent:
+        return None
+    if len(spent) == 1:
+        return spent[0]
+    from adk_rx.usage import TokenUsage, usage_metadata
+
+    total = TokenUsage()
+    for metadata in spent:
+        total += TokenUsage.of(metadata)
+    return usage_metadata(total)
 
 
 # Validated once; a response part is a copy with new fields (no validation per call).

@@ -16,9 +16,12 @@ from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.flows.tool_call import tool_result_dict
 from adk_rx.tools.base import BaseTool
+from adk_rx.tools.forwarding_artifacts import ForwardingArtifactService
+from adk_rx.usage import TokenUsage, usage_metadata
 
 if TYPE_CHECKING:
     from adk_rx.context import ToolContext
+    from adk_rx.runner import Runner
 
 __all__ = ["AgentTool"]
 
@@ -35,19 +38,27 @@ def _input_schema(agent: BaseAgent) -> Any:
 
 
 class AgentTool(BaseTool):
-    """Runs ``agent`` as a tool in a private in-memory session seeded with the caller's state.
+    """Runs ``agent`` as a tool, as a child run of the caller's invocation.
 
     The argument is ``{"request": str}`` (or the agent's ``input_schema``); the result is
-    ``{"result": <final text>}`` (``{}`` when the agent said nothing). The inner agent's events
-    are not streamed to the caller; its state writes reach the caller's state.
+    ``{"result": <final text>}`` (the validated value for an agent with an ``output_schema``;
+    ``{}`` when the agent said nothing). The child run has a private in-memory session seeded
+    with the caller's state, and uses the caller's artifacts (those of the caller's session),
+    memory service, schedulers and, with ``include_plugins``, plugins. Its events are not
+    streamed to the caller; its state writes reach the caller's state, its token usage is
+    added to the caller's function-response event, and disposing (or a deadline of) the
+    caller's run cancels it.
 
     Args:
         agent: the agent to run (it must not belong to another agent tree).
         skip_summarization: make the tool's response final, so the caller's model is not
             called again to summarise it.
+        include_plugins: let the caller's plugins see the child run's model and tool calls.
     """
 
-    def __init__(self, agent: BaseAgent, skip_summarization: bool = False) -> None:
+    def __init__(
+        self, agent: BaseAgent, skip_summarization: bool = False, include_plugins: bool = True
+    ) -> None:
         if not isinstance(agent, BaseAgent):
             raise ConfigurationError(f"AgentTool needs an agent, got {agent!r}")
         # ``request: string``, or the JSON schema of the agent's input schema.
@@ -64,12 +75,10 @@ class AgentTool(BaseTool):
         super().__init__(name=agent.name, description=agent.description, parameters=parameters)
         self.agent = agent
         self.skip_summarization = skip_summarization
+        self.include_plugins = include_plugins
 
     def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
-        """Runs the agent; emits ``{"result": text}``."""
-        from adk_rx.agents.llm import LlmAgent
-        from adk_rx.runner import InMemoryRunner
-
+        """Runs the agent as a child run; emits ``{"result": text}``."""
         schema = _input_schema(self.agent)
         if schema is not None:
             try:
@@ -81,26 +90,51 @@ class AgentTool(BaseTool):
             if not isinstance(request, str):
                 return rx.throw(ValueError(f"{self.name} needs a string argument 'request'"))
             text = request
+        return rx.defer(lambda _: self._child_run(text, tool_context))
+
+    def _child_runner(self, tool_context: ToolContext) -> Runner:
+        from adk_rx.runner import Runner
+        from adk_rx.sessions.in_memory import InMemorySessionService
+
         caller = tool_context.invocation_context
-        runner = InMemoryRunner(self.agent, app_name=caller.agent.name)
-        if caller.trace is not None:  # the inner run reports where the caller's run does
-            runner.telemetry = caller.trace.invocation.telemetry
-        state = dict(tool_context.state)
+        plugins = caller.plugin_manager
+        return Runner(
+            app_name=caller.app_name,
+            agent=self.agent,
+            session_service=InMemorySessionService(),
+            artifact_service=(
+                ForwardingArtifactService(tool_context)
+                if caller.artifact_service is not None
+                else None
+            ),
+            memory_service=caller.memory_service,
+            plugins=plugins.plugins if self.include_plugins and plugins is not None else None,
+            io_scheduler=caller.io_scheduler,
+            timer_scheduler=caller.timer_scheduler,
+        )
+
+    def _child_run(self, text: str, tool_context: ToolContext) -> Observable[Any]:
+        caller = tool_context.invocation_context
+        runner = self._child_runner(tool_context)
         last: list[Event] = []
+        usage = [TokenUsage()]
 
         def on_event(event: Event) -> None:
             for key, value in event.actions.state_delta.items():
                 tool_context.state[key] = value
             if not event.partial:
                 last[:] = [event]
+                usage[0] += TokenUsage.of(event.usage_metadata)
 
         def result(_: Any) -> Any:
             if self.skip_summarization:
                 tool_context.actions.skip_summarization = True
+            if usage[0].responses:
+                tool_context.usage_metadata = usage_metadata(usage[0])
             if not last or not last[0].text():
                 return {}
             value = last[0].text()
-            output_schema = self.agent.output_schema if isinstance(self.agent, LlmAgent) else None
+            output_schema = getattr(self.agent, "output_schema", None)
             if output_schema is not None:
                 from adk_rx.flows.output_schema import validate_output
 
@@ -111,12 +145,16 @@ class AgentTool(BaseTool):
             return {"result": value}
 
         message = types.Content(role="user", parts=[types.Part(text=text)])
+        state = {k: v for k, v in tool_context.state.items() if not k.startswith("temp:")}
         return runner.session_service.create_session(
-            app_name=runner.app_name, user_id="tmp_user", state=state
+            app_name=runner.app_name, user_id=caller.user_id, state=state
         ).pipe(
             ops.flat_map(
                 lambda session: runner.run_async(
-                    user_id="tmp_user", session_id=session.id, new_message=message
+                    user_id=caller.user_id,
+                    session_id=session.id,
+                    new_message=message,
+                    run_config=caller.run_config.model_copy(update={"timeout": None}),
                 )
             ),
             ops.do_action(on_event),

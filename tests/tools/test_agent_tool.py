@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 from google.genai import types
 from pydantic import BaseModel
+from reactivex import Observable
+from reactivex import operators as ops
+from reactivex.disposable import Disposable
+from reactivex.testing import TestScheduler
 
-from adk_rx import AgentTool, LlmAgent, ToolContext
+from adk_rx import (
+    AgentTool,
+    BasePlugin,
+    Event,
+    InvocationTimeoutError,
+    LlmAgent,
+    RunConfig,
+    ToolContext,
+)
 from adk_rx.models import LlmResponse
 from adk_rx.testing import ScriptedLlm, simplify_events
-from tests.tool_harness import Harness, call, calls, responses_in
+from tests.tool_harness import SESSION, USER, Harness, call, calls, responses_in
 
 
 def model_parts(*parts: types.Part) -> LlmResponse:
@@ -172,3 +185,167 @@ def test_agent_tool_rejects_something_that_is_not_an_agent() -> None:
 
     with pytest.raises(ConfigurationError, match="needs an agent"):
         AgentTool("helper")  # type: ignore[arg-type]
+
+
+# -- a child run of the caller's invocation -------------------------------------------------
+
+
+class SeenModelCalls(BasePlugin):
+    """Records which agents' model calls the plugin saw."""
+
+    def __init__(self) -> None:
+        super().__init__(name="seen")
+        self.agents: list[str] = []
+
+    def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+        self.agents.append(callback_context.agent_name)
+
+
+def test_the_callers_plugins_see_the_inner_model_calls_unless_excluded() -> None:
+    for include, expected in ((True, ["outer", "helper", "outer"]), (False, ["outer", "outer"])):
+        seen = SeenModelCalls()
+        inner = LlmAgent(name="helper", model=ScriptedLlm(["inner answer"]))
+        llm = ScriptedLlm([calls(call("helper", {"request": "x"})), "done"])
+        agent = LlmAgent(name="outer", model=llm, tools=[AgentTool(inner, include_plugins=include)])
+        Harness(agent, plugins=[seen]).turn()
+        assert seen.agents == expected, include
+
+
+def test_inner_artifacts_are_the_callers_and_in_its_artifact_delta() -> None:
+    def draw(tool_context: ToolContext) -> Observable[Any]:
+        """Draws a picture."""
+        return tool_context.save_artifact("picture.png", types.Part(text="a cat")).pipe(
+            ops.map(lambda version: {"saved": version})
+        )
+
+    inner = LlmAgent(
+        name="artist", model=ScriptedLlm([calls(call("draw", {})), "drawn"]), tools=[draw]
+    )
+    harness, _ = _outer(inner, calls(call("artist", {"request": "a cat"})), "here it is")
+    events = harness.turn()
+    assert events[1].actions.artifact_delta == {"picture.png": 0}
+    service = harness.runner.artifact_service
+    assert service is not None
+    loaded = service.load_artifact(
+        app_name="app", user_id=USER, session_id=SESSION, filename="picture.png"
+    ).run()
+    assert loaded.text == "a cat"
+
+
+def test_the_inner_run_searches_the_callers_memory() -> None:
+    def recall(query: str, tool_context: ToolContext) -> Observable[Any]:
+        """Searches memory."""
+        return tool_context.search_memory(query).pipe(
+            ops.map(lambda found: [m.content.parts[0].text for m in found.memories])
+        )
+
+    inner = LlmAgent(
+        name="rememberer",
+        model=ScriptedLlm([calls(call("recall", {"query": "coffee"})), "found it"]),
+        tools=[recall],
+    )
+    harness, _ = _outer(inner, calls(call("rememberer", {"request": "coffee?"})), "ok")
+    memory = harness.runner.memory_service
+    assert memory is not None
+    old = harness.runner.session_service.create_session(app_name="app", user_id=USER).run()
+    harness.runner.session_service.append_event(
+        old,
+        Event(
+            author="user",
+            content=types.Content(role="user", parts=[types.Part(text="coffee beans")]),
+        ),
+    ).run()
+    memory.add_session_to_memory(
+        harness.runner.session_service.get_session(
+            app_name="app", user_id=USER, session_id=old.id
+        ).run()
+    ).run()
+    harness.turn()
+    inner_llm = inner.canonical_model
+    assert isinstance(inner_llm, ScriptedLlm)
+    assert responses_in(inner_llm.requests[1]) == [{"result": ["coffee beans"]}]
+
+
+def test_the_inner_usage_is_added_to_the_callers_function_response_event() -> None:
+    usage = types.GenerateContentResponseUsageMetadata(
+        prompt_token_count=10, candidates_token_count=5, total_token_count=15
+    )
+    inner_llm = ScriptedLlm(
+        [
+            LlmResponse(content=calls(call("noop", {})).content, usage_metadata=usage),
+            LlmResponse.text("done inside", usage_metadata=usage),
+        ]
+    )
+
+    def noop() -> str:
+        """Does nothing."""
+        return "ok"
+
+    inner = LlmAgent(name="helper", model=inner_llm, tools=[noop])
+    harness, _ = _outer(inner, calls(call("helper", {"request": "go"})), "done")
+    events = harness.turn()
+    spent = events[1].usage_metadata
+    assert spent is not None
+    assert (spent.prompt_token_count, spent.candidates_token_count, spent.total_token_count) == (
+        20,
+        10,
+        30,
+    )
+    stored_response = harness.session().events[2]
+    assert stored_response.usage_metadata == spent
+
+
+def test_disposing_the_caller_cancels_the_inner_tool() -> None:
+    started, disposed = threading.Event(), threading.Event()
+
+    def wait_forever() -> Observable[Any]:
+        """Waits."""
+
+        def subscribe(observer: Any, scheduler: Any = None) -> Disposable:
+            started.set()
+            return Disposable(disposed.set)
+
+        return Observable(subscribe)
+
+    inner = LlmAgent(
+        name="waiter", model=ScriptedLlm([calls(call("wait_forever", {}))]), tools=[wait_forever]
+    )
+    harness, _ = _outer(inner, calls(call("waiter", {"request": "wait"})), "never")
+    subscription = harness.runner.run_async(
+        user_id=USER, session_id=SESSION, new_message="go"
+    ).subscribe(lambda _: None, lambda _: None)
+    assert started.wait(10)
+    subscription.dispose()
+    assert disposed.wait(10)
+
+
+def test_the_callers_deadline_cancels_the_inner_run_in_virtual_time() -> None:
+    started, disposed = threading.Event(), threading.Event()
+
+    def wait_forever() -> Observable[Any]:
+        """Waits."""
+
+        def subscribe(observer: Any, scheduler: Any = None) -> Disposable:
+            started.set()
+            return Disposable(disposed.set)
+
+        return Observable(subscribe)
+
+    clock = TestScheduler()
+    inner = LlmAgent(
+        name="waiter", model=ScriptedLlm([calls(call("wait_forever", {}))]), tools=[wait_forever]
+    )
+    llm = ScriptedLlm([calls(call("waiter", {"request": "wait"})), "never"])
+    harness = Harness(
+        LlmAgent(name="outer", model=llm, tools=[AgentTool(inner)]), timer_scheduler=clock
+    )
+    errors: list[Exception] = []
+    harness.runner.run_async(
+        user_id=USER, session_id=SESSION, new_message="go", run_config=RunConfig(timeout=5.0)
+    ).subscribe(lambda _: None, errors.append)
+    assert started.wait(10)
+    clock.advance_to(4.0)
+    assert not disposed.is_set()
+    clock.advance_to(5.0)
+    assert disposed.wait(10)
+    assert isinstance(errors[0], InvocationTimeoutError)
