@@ -16,12 +16,19 @@ from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.flows.tool_call import tool_result_dict
 from adk_rx.tools.base import BaseTool
+from adk_rx.tools.child_confirmation import (
+    answer_message,
+    pending_request,
+    stored_child_run,
+    surface,
+)
 from adk_rx.tools.forwarding_artifacts import ForwardingArtifactService
 from adk_rx.usage import TokenUsage, usage_metadata
 
 if TYPE_CHECKING:
     from adk_rx.context import ToolContext
     from adk_rx.runner import Runner
+    from adk_rx.sessions import Session
 
 __all__ = ["AgentTool"]
 
@@ -116,39 +123,44 @@ class AgentTool(BaseTool):
     def _child_run(self, text: str, tool_context: ToolContext) -> Observable[Any]:
         caller = tool_context.invocation_context
         runner = self._child_runner(tool_context)
-        last: list[Event] = []
+        service = runner.session_service
+        seen: list[Event] = []
         usage = [TokenUsage()]
+        resumed = (
+            stored_child_run(tool_context) if tool_context.tool_confirmation is not None else None
+        )
+        if resumed is None:
+            message = types.Content(role="user", parts=[types.Part(text=text)])
+        else:  # the caller's user answered a confirmation asked inside: go on from there
+            message = answer_message(tool_context, resumed[1])
+            seen.extend([*resumed[0], Event(author="user", content=message)])
 
         def on_event(event: Event) -> None:
             for key, value in event.actions.state_delta.items():
                 tool_context.state[key] = value
             if not event.partial:
-                last[:] = [event]
+                seen.append(event)
                 usage[0] += TokenUsage.of(event.usage_metadata)
 
         def result(_: Any) -> Any:
-            if self.skip_summarization:
-                tool_context.actions.skip_summarization = True
             if usage[0].responses:
                 tool_context.usage_metadata = usage_metadata(usage[0])
-            if not last or not last[0].text():
-                return {}
-            value = last[0].text()
-            output_schema = getattr(self.agent, "output_schema", None)
-            if output_schema is not None:
-                from adk_rx.flows.output_schema import validate_output
+            request = pending_request(seen)
+            if request is not None:
+                return surface(tool_context, self.agent.name, seen, request)
+            if self.skip_summarization:
+                tool_context.actions.skip_summarization = True
+            return self._answer(seen[-1] if seen else None)
 
-                try:
-                    return tool_result_dict(validate_output(output_schema, value))
-                except ValidationError:
-                    pass
-            return {"result": value}
+        def replayed(session: Session) -> Observable[Session]:
+            past = [service.append_event(session, event) for event in resumed[0]] if resumed else []
+            return rx.concat(*past).pipe(ops.to_list(), ops.map(lambda _: session))
 
-        message = types.Content(role="user", parts=[types.Part(text=text)])
         state = {k: v for k, v in tool_context.state.items() if not k.startswith("temp:")}
-        return runner.session_service.create_session(
+        return service.create_session(
             app_name=runner.app_name, user_id=caller.user_id, state=state
         ).pipe(
+            ops.flat_map(replayed),
             ops.flat_map(
                 lambda session: runner.run_async(
                     user_id=caller.user_id,
@@ -161,3 +173,17 @@ class AgentTool(BaseTool):
             ops.to_list(),
             ops.map(result),
         )
+
+    def _answer(self, last: Event | None) -> dict[str, Any]:
+        if last is None or not last.text():
+            return {}
+        value = last.text()
+        output_schema = getattr(self.agent, "output_schema", None)
+        if output_schema is not None:
+            from adk_rx.flows.output_schema import validate_output
+
+            try:
+                return tool_result_dict(validate_output(output_schema, value))
+            except ValidationError:
+                pass
+        return {"result": value}

@@ -17,6 +17,7 @@ from adk_rx import (
     AgentTool,
     BasePlugin,
     Event,
+    FunctionTool,
     InvocationTimeoutError,
     LlmAgent,
     RunConfig,
@@ -24,7 +25,10 @@ from adk_rx import (
 )
 from adk_rx.models import LlmResponse
 from adk_rx.testing import ScriptedLlm, simplify_events
-from tests.tool_harness import SESSION, USER, Harness, call, calls, responses_in
+from adk_rx.tools.child_confirmation import WAITING
+from tests.tool_harness import SESSION, USER, Harness, call, calls, responses_in, user_response
+
+CONFIRMATION = "adk_request_confirmation"
 
 
 def model_parts(*parts: types.Part) -> LlmResponse:
@@ -349,3 +353,44 @@ def test_the_callers_deadline_cancels_the_inner_run_in_virtual_time() -> None:
     clock.advance_to(5.0)
     assert disposed.wait(10)
     assert isinstance(errors[0], InvocationTimeoutError)
+
+
+def test_a_confirmation_asked_inside_surfaces_on_the_caller_and_the_answer_reaches_the_tool() -> (
+    None
+):
+    refunded: list[str] = []
+
+    def refund(order: str) -> str:
+        """Refunds an order."""
+        refunded.append(order)
+        return f"refunded {order}"
+
+    inner_llm = ScriptedLlm(
+        [calls(call("refund", {"order": "7"}, "inner-1")), "waiting for approval", "refund done"]
+    )
+    inner = LlmAgent(
+        name="billing",
+        model=inner_llm,
+        tools=[FunctionTool(refund, require_confirmation=True)],
+    )
+    harness, llm = _outer(
+        inner, calls(call("billing", {"request": "refund 7"}, "outer-1")), "asked", "all done"
+    )
+
+    first = harness.turn("refund order 7")
+    [request] = [c for e in first for c in e.get_function_calls() if c.name == CONFIRMATION]
+    assert request.args is not None
+    assert request.args["originalFunctionCall"]["id"] == "outer-1"
+    assert "billing:" in request.args["toolConfirmation"]["hint"]
+    assert "refund" in request.args["toolConfirmation"]["hint"]
+    assert responses_in(llm.requests[1]) == [{"error": WAITING}]
+    assert refunded == []
+
+    second = harness.turn(user_response(request.id or "", CONFIRMATION, {"confirmed": True}))
+    assert refunded == ["7"]
+    assert simplify_events(second) == [
+        'outer: FunctionResponse(billing, {"result": "refund done"})',
+        "outer: all done",
+    ]
+    inner_response = inner_llm.requests[-1].contents[-1].parts[0].function_response
+    assert inner_response is not None and inner_response.response == {"result": "refunded 7"}
