@@ -7,6 +7,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from adk_rx.cli.server.limits import add_limit_options, limits_from_args
 from adk_rx.errors import AdkRxError
 
 __all__ = ["build_parser", "main"]
@@ -97,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                 '/dev-ui/ (needs google-adk: pip install "adk_rx[compat]")',
             )
         _otlp_argument(server)
+        add_limit_options(server)
 
     from adk_rx.cli.bench_cmd import add_bench_parser
     from adk_rx.cli.eval_cmd import add_eval_parser
@@ -156,6 +158,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             ui=getattr(args, "ui", "adk-rx"),
             allow_origins=args.allow_origins,
             otlp_endpoint=args.otlp_endpoint,
+            limits=limits_from_args(args),
         )
     except AdkRxError as exc:  # e.g. --ui google-adk without google-adk, no otel extra
         print(f"adk-rx: {exc}", file=sys.stderr)

@@ -35,12 +35,15 @@ from adk_rx.errors import ConfigurationError
 from .aio import gather
 from .session_routes import find_session, ids_of, json_body
 from .shared import json_response, not_found, server_of
+from .validation import check_artifact_name
 
 __all__ = ["routes"]
 
 
 async def _ids(request: Request) -> dict[str, str]:
     app_name, user = await ids_of(request)
+    if "name" in request.path_params:
+        check_artifact_name(request.path_params["name"])
     sid = request.path_params["sid"]
     await find_session(request, app_name, user, sid)
     return {"app_name": app_name, "user_id": user, "session_id": sid}
@@ -146,6 +149,7 @@ def _save_body(body: Mapping[str, Any]) -> tuple[str, types.Part]:
     filename = body.get("filename")
     if not isinstance(filename, str) or not filename:
         raise HTTPException(400, "filename is required (a non-empty string)")
+    check_artifact_name(filename)
     raw = body.get("artifact")
     if not isinstance(raw, Mapping):
         raise HTTPException(400, "artifact is required (a Part: {text} or {inlineData})")

@@ -35,6 +35,7 @@ from .aio import gather
 from .bodies import session_json
 from .session_routes import find_session, ids_of, json_body
 from .shared import json_response, server_of
+from .validation import check_client_state, check_id
 
 __all__ = ["RUNTIME_FUNCTIONS", "routes", "seed_events"]
 
@@ -102,6 +103,10 @@ async def _create(
         raise HTTPException(400, "state must be an object")
     if sid is not None and not isinstance(sid, str):
         raise HTTPException(400, "session_id must be a string")
+    if sid:
+        check_id(sid, "the session id")
+    if state is not None:
+        check_client_state(state, "a new session's state", server_of(request).limits)
     sessions = server_of(request).sessions
     try:
         (session,) = await gather(
@@ -146,6 +151,7 @@ async def update_session(request: Request) -> Response:
     delta = _camel(body, "state_delta")
     if not isinstance(delta, Mapping):
         raise HTTPException(400, "stateDelta is required (an object of state keys to values)")
+    check_client_state(delta, "stateDelta", server_of(request).limits)
     session = await find_session(request, app_name, user, sid)
     _not_running(request, app_name, user, sid)
     event = Event(

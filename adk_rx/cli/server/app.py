@@ -30,7 +30,9 @@ from adk_rx.sessions.sql import SqlSessionService
 
 from . import adk_routes, adk_ui, live_route, run_routes, session_routes, trace_routes
 from .cors import AllowedOrigins, with_cors
-from .registry import InvocationRegistry, Limits
+from .errors import RequestRejectedError
+from .limits import Limits
+from .registry import InvocationRegistry
 from .runners import AppRunners
 from .security import DEFAULT_HOSTS, SecurityMiddleware
 from .shared import Server, json_response
@@ -64,6 +66,11 @@ async def _store_busy(request: Request, exc: Exception) -> Response:
     return json_response({"detail": str(exc)}, 503, headers={"Retry-After": "1"})
 
 
+async def _rejected(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestRejectedError)
+    return json_response({"detail": str(exc)}, exc.status)
+
+
 def create_app(
     agents_dir: str | os.PathLike[str],
     *,
@@ -94,12 +101,12 @@ def create_app(
         artifact_service: default ``.adk_rx/artifacts`` files when the sessions are the
             default ones, in memory otherwise.
         memory_service: default in memory.
-        limits: registry and SSE bounds.
         tracer_provider: where the Runners' spans go (default OpenTelemetry's global one);
             a ``traceparent`` header on a run request makes its invocation continue that trace.
         meter_provider: where the Runners' metrics go (default the global one).
         span_store: the span store the trace view reads (a span processor of
             ``tracer_provider``); without one the view shows the invocation's events.
+        limits: request, run, log and retention bounds (see :class:`Limits`).
         ui: the page ``web`` serves: ``"adk-rx"`` (its own, at ``/``) or ``"google-adk"``
             (the dev UI of an installed google-adk package, at ``/dev-ui/``).
         allow_origins: other origins whose pages may call the API (CORS); see
@@ -156,7 +163,11 @@ def create_app(
             *live_route.routes,
             *trace_routes.routes,
         ],
-        exception_handlers={HTTPException: _http_error, StoreBusyError: _store_busy},
+        exception_handlers={
+            HTTPException: _http_error,
+            StoreBusyError: _store_busy,
+            RequestRejectedError: _rejected,
+        },
         lifespan=lifespan,
     )
     app.state.server = server
@@ -189,6 +200,7 @@ def serve(
     ui: str = "adk-rx",
     allow_origins: Iterable[str] | None = None,
     otlp_endpoint: str | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Runs the server on uvicorn until interrupted.
 
@@ -197,6 +209,7 @@ def serve(
     name when binding ``0.0.0.0``. ``ADK_RX_TOKENS`` (``token=user,...``) turns on bearer
     tokens. With the OpenTelemetry SDK installed the server keeps recent spans for the trace
     view; ``otlp_endpoint`` (or ``OTEL_EXPORTER_OTLP_ENDPOINT``) exports them over OTLP/HTTP.
+    tokens. ``limits`` bounds requests, runs and kept logs (default :class:`Limits`).
     """
     import uvicorn
 
@@ -220,6 +233,7 @@ def serve(
         tracer_provider=sdk.tracer_provider if sdk is not None else None,
         meter_provider=sdk.meter_provider if sdk is not None else None,
         span_store=sdk.span_store if sdk is not None else None,
+        limits=limits,
     )
     try:
         uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)

@@ -12,11 +12,11 @@ from google.genai import types
 from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.sessions.session import Session
 
-__all__ = ["BadRequest", "RunBody", "parse_run_body", "session_json"]
+from .errors import RequestRejectedError
+from .limits import Limits
+from .validation import check_client_state, check_id, check_message
 
-
-class BadRequest(Exception):
-    """A malformed request body (answers 400)."""
+__all__ = ["RunBody", "parse_run_body", "session_json"]
 
 
 def _field(data: Mapping[str, Any], name: str) -> Any:
@@ -40,25 +40,28 @@ class RunBody:
     invocation_id: str | None = None
     function_call_event_id: str | None = None
 
-    def run_config(self) -> RunConfig:
-        """SSE streaming (partial events) when the client asked for it."""
+    def run_config(self, timeout: float | None = None) -> RunConfig:
+        """SSE streaming (partial events) when the client asked for it; the deadline."""
         mode = StreamingMode.SSE if self.streaming else StreamingMode.NONE
-        return RunConfig(streaming_mode=mode)
+        return RunConfig(streaming_mode=mode, timeout=timeout)
 
 
 def _ident(data: Mapping[str, Any], name: str, given: str | None) -> str:
     value = _field(data, name)
     if given is not None:
         if value is not None and value != given:
-            raise BadRequest(f"{name} {value!r} in the body does not match the path ({given!r})")
+            raise RequestRejectedError(
+                f"{name} {value!r} in the body does not match the path ({given!r})"
+            )
         return given
     if not isinstance(value, str) or not value:
-        raise BadRequest(f"{name} is required (a non-empty string)")
-    return value
+        raise RequestRejectedError(f"{name} is required (a non-empty string)")
+    return check_id(value, name)
 
 
 def parse_run_body(
     data: Any,
+    limits: Limits,
     *,
     app_name: str | None = None,
     user_id: str | None = None,
@@ -67,22 +70,26 @@ def parse_run_body(
     """Validates a run body; ids given by the path win and must match the body's.
 
     Raises:
-        BadRequest: a field is missing or malformed.
+        RequestRejectedError: a field is missing, malformed or over a limit (the
+            ``ForbiddenStateError`` subclass for ``app:`` keys in ``state_delta``).
     """
     if not isinstance(data, Mapping):
-        raise BadRequest("the body must be a JSON object")
+        raise RequestRejectedError("the body must be a JSON object")
     message = _field(data, "new_message")
     if message is None:
-        raise BadRequest("new_message is required (a Content: {role, parts: [{text}]})")
+        raise RequestRejectedError("new_message is required (a Content: {role, parts: [{text}]})")
     try:
         content = types.Content.model_validate(message)
     except pydantic.ValidationError as exc:
-        raise BadRequest(f"new_message is not a valid Content: {exc}") from exc
+        raise RequestRejectedError(f"new_message is not a valid Content: {exc}") from exc
     if not content.parts:
-        raise BadRequest("new_message has no parts")
+        raise RequestRejectedError("new_message has no parts")
+    check_message(content, limits)
     delta = _field(data, "state_delta")
-    if delta is not None and not isinstance(delta, Mapping):
-        raise BadRequest("state_delta must be an object")
+    if delta is not None:
+        if not isinstance(delta, Mapping):
+            raise RequestRejectedError("state_delta must be an object")
+        check_client_state(delta, "state_delta", limits)
     streaming = _field(data, "streaming")
     optional = {name: _optional_str(data, name) for name in _OPTIONAL_IDS}
     return RunBody(
@@ -102,8 +109,8 @@ _OPTIONAL_IDS = ("invocation_id", "function_call_event_id")
 def _optional_str(data: Mapping[str, Any], name: str) -> str | None:
     value = _field(data, name)
     if value is not None and not isinstance(value, str):
-        raise BadRequest(f"{name} must be a string")
-    return value or None
+        raise RequestRejectedError(f"{name} must be a string")
+    return check_id(value, name) if value else None
 
 
 def session_json(session: Session, *, with_events: bool = True) -> dict[str, Any]:

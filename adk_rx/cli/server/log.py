@@ -133,7 +133,7 @@ class InvocationLog:
                 return Read(finished=finished)
             first = self._entries[0].seq
             gap = (cursor + 1, first - 1) if cursor + 1 < first else None
-            start = max(cursor + 1 - first, 0)
+            start = min(max(cursor + 1 - first, 0), len(self._entries))
             entries = list(itertools.islice(self._entries, start, start + limit))
             # Finished only once the reader has everything (the end frame comes last).
             done = finished and start + len(entries) >= len(self._entries)

@@ -27,7 +27,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from google.genai import types
@@ -40,34 +39,12 @@ from adk_rx.runner import Runner
 from adk_rx.rx import io_scheduler, subscribe_on_eager
 from adk_rx.sessions.session import Session
 
+from .limits import Limits
 from .log import InvocationLog
 
-__all__ = ["InvocationRegistry", "Limits", "SessionBusyError", "TooManyRunsError"]
+__all__ = ["InvocationRegistry", "SessionBusyError", "TooManyRunsError"]
 
 _Key = tuple[str, str, str]
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """Bounds of the registry and of each SSE client.
-
-    Attributes:
-        log_capacity: events kept per invocation for readers and reattaching clients.
-        max_finished: finished invocations kept for reattaching.
-        finished_ttl: seconds a finished invocation stays readable.
-        max_running: runs at once; more answer 503.
-        heartbeat: seconds of silence after which an SSE stream sends a comment frame.
-        batch_events: most events written to one client in one send.
-        start_timeout: seconds a request waits for a run to store its user message.
-    """
-
-    log_capacity: int = 4096
-    max_finished: int = 256
-    finished_ttl: float = 600.0
-    max_running: int = 256
-    heartbeat: float = 15.0
-    batch_events: int = 256
-    start_timeout: float = 30.0
 
 
 class SessionBusyError(Exception):

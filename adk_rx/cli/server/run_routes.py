@@ -18,25 +18,20 @@ from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.telemetry.propagation import continued_trace
 
-from .bodies import BadRequest, RunBody, parse_run_body
+from .bodies import RunBody, parse_run_body
 from .log import InvocationLog
 from .registry import SessionBusyError, TooManyRunsError
 from .session_routes import find_session
 from .shared import json_response, not_found, runner_for, server_of, user_path
 from .sse import adk_frames, invocation_frames, sse_response
+from .validation import check_id, parse_cursor, read_json
 
 __all__ = ["routes"]
 
 
 async def _body(request: Request, **path_ids: str) -> RunBody:
-    try:
-        data: Any = await request.json()
-    except ValueError as exc:
-        raise HTTPException(400, f"the body is not JSON: {exc}") from exc
-    try:
-        body = parse_run_body(data, **path_ids)
-    except BadRequest as exc:
-        raise HTTPException(400, str(exc)) from exc
+    limits = server_of(request).limits
+    body = parse_run_body(await read_json(request, limits), limits, **path_ids)
     user_path(request, body.user_id)
     return body
 
@@ -53,7 +48,7 @@ async def _start(request: Request, body: RunBody) -> InvocationLog:
                 user_id=body.user_id,
                 session_id=body.session_id,
                 new_message=body.new_message,
-                run_config=body.run_config(),
+                run_config=body.run_config(server.limits.run_timeout),
                 state_delta=body.state_delta,
                 invocation_id=body.invocation_id,
             )
@@ -117,8 +112,12 @@ async def run_sse(request: Request) -> Response:
 # -- invocations ----------------------------------------------------------------------------
 def _path_ids(request: Request) -> dict[str, str]:
     params = request.path_params
-    user_path(request, params["user"])
-    return {"app_name": params["app"], "user_id": params["user"], "session_id": params["sid"]}
+    user_path(request, check_id(params["user"], "the user id"))
+    return {
+        "app_name": check_id(params["app"], "the app name"),
+        "user_id": params["user"],
+        "session_id": check_id(params["sid"], "the session id"),
+    }
 
 
 async def start_invocation(request: Request) -> Response:
@@ -164,12 +163,7 @@ async def invocation_events(request: Request) -> Response:
     """SSE from the event after cursor ``after`` (or ``Last-Event-ID``); ends with ``end``."""
     log = _log(request)
     raw = request.query_params.get("after") or request.headers.get("last-event-id") or "0"
-    try:
-        after = int(raw)
-    except ValueError as exc:
-        raise HTTPException(
-            400, f"after must be an event cursor (an integer), got {raw!r}"
-        ) from exc
+    after = parse_cursor(raw)
     limits = server_of(request).limits
     return sse_response(invocation_frames(log, after, limits.heartbeat, limits.batch_events))
 

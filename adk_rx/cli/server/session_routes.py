@@ -15,12 +15,14 @@ from adk_rx.sessions.session import Session
 from .aio import gather
 from .bodies import session_json
 from .shared import json_response, not_found, runner_for, server_of, user_path
+from .validation import check_artifact_name, check_id, read_json
 
 __all__ = ["find_session", "ids_of", "json_body", "routes"]
 
 
 async def ids_of(request: Request) -> tuple[str, str]:
-    app_name, user = request.path_params["app"], request.path_params["user"]
+    app_name = check_id(request.path_params["app"], "the app name")
+    user = check_id(request.path_params["user"], "the user id")
     user_path(request, user)
     await runner_for(request, app_name)  # 404 for an unknown app
     return app_name, user
@@ -28,6 +30,7 @@ async def ids_of(request: Request) -> tuple[str, str]:
 
 async def find_session(request: Request, app_name: str, user: str, sid: str) -> Session:
     """The stored session, or 404 (also when it is another user's)."""
+    check_id(sid, "the session id")
     found = await gather(
         server_of(request).sessions.get_session(app_name=app_name, user_id=user, session_id=sid)
     )
@@ -37,13 +40,9 @@ async def find_session(request: Request, app_name: str, user: str, sid: str) -> 
 
 
 async def json_body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if not raw.strip():
+    data = await read_json(request, server_of(request).limits)
+    if data is None:
         return {}
-    try:
-        data = await request.json()
-    except ValueError as exc:
-        raise HTTPException(400, f"the body is not JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise HTTPException(400, "the body must be a JSON object")
     return data
@@ -81,7 +80,7 @@ async def artifact_versions(request: Request) -> Response:
     ids = await _artifact_ids(request)
     found = await gather(
         server_of(request).runners.artifact_service.list_versions(
-            **ids, filename=request.path_params["name"]
+            **ids, filename=check_artifact_name(request.path_params["name"])
         )
     )
     return json_response(found[0] if found else [])
@@ -94,7 +93,7 @@ async def load_artifact(request: Request) -> Response:
         version = int(raw) if raw is not None else None
     except ValueError as exc:
         raise HTTPException(400, "version must be an integer") from exc
-    name = request.path_params["name"]
+    name = check_artifact_name(request.path_params["name"])
     try:
         found = await gather(
             server_of(request).runners.artifact_service.load_artifact(

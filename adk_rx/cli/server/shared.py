@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +16,8 @@ from adk_rx.cli.loader import AgentLoadError
 from adk_rx.runner import Runner
 from adk_rx.sessions.base import BaseSessionService
 
-from .registry import InvocationRegistry, Limits
+from .limits import Limits
+from .registry import InvocationRegistry
 from .runners import AppNotFoundError, AppRunners
 
 if TYPE_CHECKING:
@@ -43,9 +46,32 @@ def server_of(request: Request) -> Server:
 
 
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    """JSON that tolerates values json cannot encode (state may hold any value)."""
-    body = json.dumps(data, default=str, separators=(",", ":"))
+    """Standard JSON that tolerates values json cannot encode (state may hold any value).
+
+    A value the library let into state (the server refuses them from clients) may be a
+    NaN or an infinity; it is written as ``null``, as events write it, never as the
+    ``NaN`` / ``Infinity`` that ``JSON.parse`` rejects.
+    """
+    try:
+        body = _dumps(data)
+    except ValueError:  # a non-finite float somewhere
+        body = _dumps(_finite(data))
     return Response(body, status, headers=headers, media_type="application/json")
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, default=str, separators=(",", ":"), allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN and infinity replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def not_found(what: str) -> HTTPException:
