@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from reactivex.abc import SchedulerBase
 
     from adk_rx.agents.base import BaseAgent
+    from adk_rx.agents.resumption import ResumeLog
     from adk_rx.artifacts.base import BaseArtifactService
     from adk_rx.live.queue import LiveRequestQueue
     from adk_rx.memory.base import BaseMemoryService, SearchMemoryResponse
@@ -91,6 +92,8 @@ class InvocationContext:
 
     Copies are made with :meth:`copy` when the runtime descends into a sub-agent or a
     branch; ``end_invocation`` is per copy, ``shared`` is one object per invocation.
+    ``is_resumable`` makes agents record their progress as events; ``resume`` holds what
+    the stored events say while an invocation is being resumed (None otherwise).
     """
 
     session_service: BaseSessionService
@@ -109,6 +112,8 @@ class InvocationContext:
     shared: InvocationShared = None  # type: ignore[assignment]
     trace: TraceScope | None = None  # the span this agent runs in; None when nobody listens
     live_request_queue: LiveRequestQueue | None = None  # set by Runner.run_live
+    is_resumable: bool = False
+    resume: ResumeLog | None = None
 
     def __post_init__(self) -> None:
         if self.shared is None:

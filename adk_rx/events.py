@@ -26,7 +26,7 @@ from pydantic.alias_generators import to_camel
 
 from adk_rx.errors import ConfigurationError
 
-__all__ = ["Event", "EventActions", "ToolConfirmation", "new_event_id"]
+__all__ = ["Event", "EventActions", "EventCompaction", "ToolConfirmation", "new_event_id"]
 
 
 class _EmptyMapping(Mapping[str, Any]):
@@ -83,6 +83,23 @@ class ToolConfirmation:
     payload: Any = None
 
 
+@dataclass(frozen=True, slots=True)
+class EventCompaction:
+    """A summary that stands in for the session's events in a time range.
+
+    Attributes:
+        start_timestamp: timestamp of the first event summarised (inclusive).
+        end_timestamp: timestamp of the last event summarised (inclusive).
+        compacted_content: the summary, sent to the model in place of those events.
+    """
+
+    __pydantic_config__: ClassVar[pydantic.ConfigDict] = _JSON_CONFIG
+
+    start_timestamp: float
+    end_timestamp: float
+    compacted_content: types.Content
+
+
 def _deep_merge(left: Mapping[str, Any], right: Mapping[str, Any], path: str) -> dict[str, Any]:
     merged = dict(left)
     for key, value in right.items():
@@ -115,6 +132,8 @@ class EventActions:
         end_of_agent: the agent that produced this event is done for this invocation.
         requested_auth_configs: function call id -> auth request (opaque to the core).
         requested_tool_confirmations: function call id -> the confirmation a tool asks for.
+        agent_state: where the authoring agent is in its work (resumable apps), JSON data.
+        compaction: the summary this event stores in place of older events.
     """
 
     __pydantic_config__: ClassVar[pydantic.ConfigDict] = _JSON_CONFIG
@@ -130,6 +149,8 @@ class EventActions:
         Mapping[str, ToolConfirmation],
         pydantic.PlainSerializer(dict, return_type=dict[str, ToolConfirmation]),
     ] = _EMPTY
+    agent_state: _Map | None = None
+    compaction: EventCompaction | None = None
 
     def merge(self, other: EventActions) -> EventActions:
         """Returns these actions with ``other`` laid on top.
@@ -156,6 +177,8 @@ class EventActions:
                 **self.requested_tool_confirmations,
                 **other.requested_tool_confirmations,
             },
+            agent_state=_last(self.agent_state, other.agent_state),
+            compaction=_last(self.compaction, other.compaction),
         )
 
     def is_empty(self) -> bool:

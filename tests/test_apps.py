@@ -199,4 +199,6 @@ async def test_api_server_serves_a_folder_exposing_app(tmp_path: Path):
 
     assert "app_folder_c" in apps
     assert ran.status_code == 200, ran.text
-    assert ran.json()[-1]["content"]["parts"][0]["text"] == "hello [stamped]"
+    replies = [e for e in ran.json() if "content" in e]
+    assert replies[-1]["content"]["parts"][0]["text"] == "hello [stamped]"
+    assert ran.json()[-1]["actions"]["endOfAgent"] is True  # the app is resumable

@@ -142,12 +142,21 @@ class BaseAgent:
             if branch:
                 branch = f"{branch}.{self.name}"
             ctx = parent_context.copy(agent=self, branch=branch)
+            build = self._run_resumable if ctx.is_resumable else self._run_with_callbacks
             if ctx.trace is not None:  # an invoke_agent span around the run
-                return ctx.trace.run_agent(self, ctx, self._run_with_callbacks, observer, scheduler)
+                return ctx.trace.run_agent(self, ctx, build, observer, scheduler)
             # A defer whose observer is already guarded by this Observable's subscribe.
-            return sync.forward(self._run_with_callbacks(ctx), observer, scheduler)
+            return sync.forward(build(ctx), observer, scheduler)
 
         return Observable(subscribe)
+
+    def _run_resumable(self, ctx: InvocationContext) -> Observable[Event]:
+        """A resumable app's run: skipped when it had finished, else ends with end_of_agent."""
+        from adk_rx.agents.resumption import with_end_of_agent
+
+        if ctx.resume is not None and ctx.resume.take_ended(self.name):
+            return sync.empty()
+        return with_end_of_agent(self, ctx, self._run_with_callbacks(ctx))
 
     def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
         """The agent's own behaviour; subclasses return a cold Observable of events."""

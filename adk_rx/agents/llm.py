@@ -187,7 +187,13 @@ class LlmAgent(BaseAgent):
             from adk_rx.flows.output_schema import structured_flow
 
             return structured_flow(self, ctx)
-        flow = run_llm_flow(self, ctx)
+        flow = None
+        if ctx.resume is not None:
+            from adk_rx.flows.resume import resume_llm_flow
+
+            flow = resume_llm_flow(self, ctx)
+        if flow is None:
+            flow = run_llm_flow(self, ctx)
         if self.output_key is None:
             return flow
         return flow.pipe(ops.map(self._save_output))

@@ -5,15 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import reactivex as rx
 from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.agents.base import BaseAgent
+from adk_rx.agents.in_order import run_in_order
 from adk_rx.context import InvocationContext
 from adk_rx.errors import InvalidAgentError
 from adk_rx.events import Event
-from adk_rx.rx import sync
 
 __all__ = ["LoopAgent"]
 
@@ -25,7 +24,9 @@ class LoopAgent(BaseAgent):
     after ``max_iterations`` rounds; without a limit it loops lazily, for as long as the
     subscriber keeps taking events. A sub-agent's own early end (a before-agent callback's
     content) ends that sub-agent's turn only, not the loop. Disposing the subscription
-    (which a cancelled invocation does) starts no further sub-agent.
+    (which a cancelled invocation does) starts no further sub-agent, and neither does a
+    pending long-running call. In a resumable app it records the sub-agent and round it runs
+    (``agent_state``); a resumed invocation continues there.
 
     Marble diagram::
 
@@ -61,12 +62,6 @@ class LoopAgent(BaseAgent):
     max_iterations: int | None
 
     def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
-        if not self.sub_agents or self.max_iterations == 0:
-            return sync.empty()
-        one_round = rx.from_iterable(self.sub_agents).pipe(
-            ops.concat_map(lambda agent: agent.run_async(ctx))
-        )
-        return one_round.pipe(
-            ops.repeat(self.max_iterations),
+        return run_in_order(self, ctx, self.max_iterations, looping=True).pipe(
             ops.take_while(lambda event: not event.actions.escalate, inclusive=True),
         )

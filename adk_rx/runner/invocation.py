@@ -33,6 +33,7 @@ from adk_rx.run_config import RunConfig
 from adk_rx.runner.dangling import dangling_calls, interrupted_answers
 from adk_rx.runner.gates import Gate, SessionGates, SessionKey
 from adk_rx.runner.records import save_input_blobs
+from adk_rx.runner.resume import resume_from_log, resumed_user_content
 from adk_rx.runner.routing import agent_to_run
 from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx import sync
@@ -62,6 +63,7 @@ class Invocation:
         run_config: RunConfig,
         state_delta: dict[str, Any],
         live_queue: LiveRequestQueue | None = None,
+        resume_id: str | None = None,
     ) -> None:
         self.runner = runner
         self.observer = observer
@@ -71,6 +73,7 @@ class Invocation:
         self.run_config = run_config
         self.state_delta = state_delta
         self.live_queue = live_queue  # run_live: the user's turns come through this queue
+        self.resume_id = resume_id
         self.key: SessionKey = (runner.app_name, user_id, session_id)
         self._lock = threading.Lock()
         self._status = "waiting"  # waiting -> running -> stopping -> done
@@ -224,6 +227,7 @@ class Invocation:
             io_scheduler=runner.io_scheduler,
             # Never None: time operators default to a scheduler that starts a thread per timer.
             timer_scheduler=runner.timer_scheduler or timer_scheduler(),
+            is_resumable=runner.app.is_resumable,
         )
         ctx.trace = self.trace.opened(ctx)
         ctx.live_request_queue = self.live_queue
@@ -231,6 +235,13 @@ class Invocation:
         self._writer = SessionWriter(
             runner.session_service, session, lambda: self._status == "running"
         )
+        if self.resume_id is not None:
+            ctx.invocation_id = self.resume_id
+            ctx.user_content = resumed_user_content(session, self.resume_id)
+            if self.message is None:
+                self._after_user(None)
+                return
+        assert self.message is not None
         plugins = runner.plugin_manager
         if self.state_delta:
             session.state.update(self.state_delta)
@@ -432,7 +443,10 @@ class Invocation:
     def _run_agent(self) -> Observable[Event]:
         ctx = self.ctx
         assert ctx is not None
-        agent = agent_to_run(self.runner.agent, ctx.session)
+        if self.resume_id is None:
+            agent = agent_to_run(self.runner.agent, ctx.session)
+        else:
+            agent = resume_from_log(ctx, self.runner.agent)
         self._writer_().open_calls.last_author = agent.name  # a stop before any event
         plugins = self.runner.plugin_manager
         body = agent.run_async(ctx) if self.live_queue is None else run_live_agent(agent, ctx)
@@ -478,6 +492,10 @@ class Invocation:
             events = self._writer_().open_calls.stop_records(
                 ctx.invocation_id, reason, code, self.runner.agent.name
             )
+            if ctx.is_resumable and code is not None:
+                # Resuming decides about calls a stop cut off (run an idempotent tool again,
+                # else answer "interrupted"): leave them open; only record the stop.
+                events = [e for e in events if not e.get_function_responses()]
             if records is not None:
                 records.extend(events)
             service = self.runner.session_service

@@ -138,21 +138,40 @@ class Runner:
         *,
         user_id: str,
         session_id: str,
-        new_message: types.Content | str,
+        new_message: types.Content | str | None = None,
         run_config: RunConfig | None = None,
         state_delta: Mapping[str, Any] | None = None,
+        invocation_id: str | None = None,
     ) -> Observable[Event]:
         """Runs one invocation; a cold Observable of its events (the user message excluded).
 
+        With ``invocation_id`` (a resumable app only), continues that earlier invocation
+        where it stopped instead of starting a new one: finished agents do not run again,
+        stored tool responses are reused, and ``new_message`` (optional) may carry the
+        response of a pending long-running call.
+
         Raises (at call time) ConfigurationError for malformed arguments; the stream errors
         with SessionNotFoundError when the session does not exist and
-        ``run_config.auto_create_session`` is off.
+        ``run_config.auto_create_session`` is off, and with InvocationNotFoundError when the
+        session holds no invocation ``invocation_id``.
         """
         if not isinstance(user_id, str) or not user_id:
             raise ConfigurationError(f"user_id must be a non-empty string, got {user_id!r}")
         if not isinstance(session_id, str) or not session_id:
             raise ConfigurationError(f"session_id must be a non-empty string, got {session_id!r}")
-        message = _user_message(new_message)
+        if invocation_id is not None:
+            if not isinstance(invocation_id, str) or not invocation_id:
+                raise ConfigurationError(
+                    f"invocation_id must be a non-empty string, got {invocation_id!r}"
+                )
+            if not self.app.is_resumable:
+                raise ConfigurationError(
+                    "resuming an invocation needs a resumable app: "
+                    "App(..., resumability_config=ResumabilityConfig(is_resumable=True))"
+                )
+        elif new_message is None:
+            raise ConfigurationError("new_message is required unless invocation_id is given")
+        message = None if new_message is None else _user_message(new_message)
         config = RunConfig() if run_config is None else run_config
         if not isinstance(config, RunConfig):
             raise ConfigurationError("run_config must be a RunConfig")
@@ -175,6 +194,7 @@ class Runner:
                 message=message,
                 run_config=config,
                 state_delta=delta,
+                resume_id=invocation_id,
             )
             if not self.runs.admit(invocation):
                 observer.on_error(RunnerClosedError("the Runner is closed; it starts no new run"))

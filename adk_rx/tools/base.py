@@ -44,6 +44,9 @@ class BaseTool(ABC):
             ``Event.long_running_tool_ids``).
         reports_progress: the tool may call ``tool_context.report_progress`` (each report
             becomes a partial event of the calling agent).
+        is_idempotent: running the call twice does no harm, so a resumed invocation runs
+            again a call that a crash or a stop left without a response (otherwise the
+            call is answered ``{"error": "interrupted"}``).
     """
 
     reports_progress: bool = False
@@ -55,10 +58,12 @@ class BaseTool(ABC):
         description: str = "",
         is_long_running: bool = False,
         parameters: Mapping[str, Any] | None = None,
+        is_idempotent: bool = False,
     ):
         self.name = check_tool_name(name)
         self.description = description
         self.is_long_running = is_long_running
+        self.is_idempotent = is_idempotent
         self.custom_metadata: dict[str, Any] = {}
         # Built once: a tool's declaration goes into every request of every step.
         self._declaration = (

@@ -147,6 +147,8 @@ class FunctionTool(BaseTool):
         description: the description instead of the docstring's.
         require_confirmation: ask the user to approve each call (or the calls for which
             this callable, given the validated arguments, returns True) before running it.
+        idempotent: calling the function twice with the same arguments does no harm; a
+            resumed invocation may then run again a call that was cut off.
 
     Raises:
         ConfigurationError: the name is not a valid tool name, or a parameter's type cannot
@@ -162,6 +164,7 @@ class FunctionTool(BaseTool):
         name: str | None = None,
         description: str | None = None,
         require_confirmation: ConfirmationPolicy = False,
+        idempotent: bool = False,
     ) -> None:
         if not callable(func):
             raise ConfigurationError(f"FunctionTool needs a callable, got {func!r}")
@@ -171,6 +174,7 @@ class FunctionTool(BaseTool):
             name=schema.name,
             description=self._described(doc if description is None else description),
             is_long_running=self._IS_LONG_RUNNING,
+            is_idempotent=idempotent,
         )
         self.func = func
         self.require_confirmation = require_confirmation
