@@ -263,10 +263,11 @@ class Runner:
         *,
         user_id: str,
         session_id: str,
-        new_message: types.Content | str,
+        new_message: types.Content | str | None = None,
         run_config: RunConfig | None = None,
         state_delta: Mapping[str, Any] | None = None,
         max_buffer: int = 256,
+        invocation_id: str | None = None,
     ) -> Iterator[Event]:
         """Runs one invocation as a blocking iterator (bounded; leaving early cancels)."""
         from adk_rx.rx.bridges import to_iterable
@@ -279,6 +280,7 @@ class Runner:
                     new_message=new_message,
                     run_config=run_config,
                     state_delta=state_delta,
+                    invocation_id=invocation_id,
                 ),
                 max_buffer,
             )
@@ -289,10 +291,11 @@ class Runner:
         *,
         user_id: str,
         session_id: str,
-        new_message: types.Content | str,
+        new_message: types.Content | str | None = None,
         run_config: RunConfig | None = None,
         state_delta: Mapping[str, Any] | None = None,
         max_buffer: int = 256,
+        invocation_id: str | None = None,
     ) -> AsyncIterator[Event]:
         """Runs one invocation as an async iterator (bounded; leaving early cancels)."""
         from adk_rx.rx.bridges import to_async_iterable
@@ -304,6 +307,7 @@ class Runner:
                 new_message=new_message,
                 run_config=run_config,
                 state_delta=state_delta,
+                invocation_id=invocation_id,
             ),
             max_buffer,
         ).__aiter__()
