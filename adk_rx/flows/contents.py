@@ -21,6 +21,7 @@ from typing import Any
 from google.genai import types
 
 from adk_rx.events import Event
+from adk_rx.flows.compacted import apply_compactions
 from adk_rx.sessions.session import Session
 
 __all__ = ["CONFIRMATION_FUNCTION", "build_contents", "is_in_branch"]
@@ -96,13 +97,14 @@ def _for_context(event: Event) -> types.Content:
 class _Converted:
     """Memo entry: the kept (event, content) pairs of the first ``count`` events."""
 
-    __slots__ = ("count", "last_id", "needs_pairing", "pairs")
+    __slots__ = ("compactions", "count", "last_id", "needs_pairing", "pairs")
 
     def __init__(self) -> None:
         self.count = 0
         self.last_id: str | None = None
         self.pairs: list[tuple[Event, types.Content]] = []
         self.needs_pairing = False
+        self.compactions: list[Event] = []
 
 
 def _convert(event: Event, agent_name: str, branch: str | None) -> types.Content | None:
@@ -126,6 +128,9 @@ def _history(session: Session, agent_name: str, branch: str | None) -> _Converte
     ):
         memo = _Converted()
     for event in events[memo.count :]:
+        if event.actions.compaction is not None:
+            memo.compactions.append(event)
+            continue
         content = _convert(event, agent_name, branch)
         if content is not None:
             if event.get_function_responses() and not _answers_previous(memo.pairs, event):
@@ -219,6 +224,8 @@ def build_contents(
     """The contents of the next model request for ``agent_name`` in ``branch``."""
     memo = _history(session, agent_name, branch)
     pairs = memo.pairs
+    if memo.compactions:
+        pairs = apply_compactions(pairs, memo.compactions)
     if include_contents == "none":
         start = 0
         for i in range(len(pairs) - 1, -1, -1):

@@ -19,6 +19,7 @@ from reactivex import operators as ops
 from reactivex.disposable import Disposable, SerialDisposable
 from reactivex.scheduler import CurrentThreadScheduler
 
+from adk_rx.compaction import compact_session
 from adk_rx.context import InvocationContext
 from adk_rx.errors import (
     ConfigurationError,
@@ -367,7 +368,18 @@ class Invocation:
         try:
             self.observer.on_completed()
         finally:
+            self._compact_then_release()
+
+    def _compact_then_release(self) -> None:
+        # Compaction runs once the invocation's events are out; the session's next run waits
+        # for it, so it sees the summary.
+        config = self.runner.app.events_compaction_config
+        if config is None or self.ctx is None or self.runner.summarizer is None:
             self._release()
+            return
+        compact_session(
+            self.ctx.session, self.runner.session_service, config, self.runner.summarizer
+        ).subscribe(on_error=lambda _: self._release(), on_completed=self._release)
 
     def _fail(self, error: Exception) -> None:
         with self._lock:

@@ -31,6 +31,7 @@ from reactivex.disposable import Disposable
 from adk_rx.agents.base import BaseAgent
 from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
+from adk_rx.compaction import BaseEventSummarizer, default_summarizer
 from adk_rx.errors import ConfigurationError, RunnerClosedError
 from adk_rx.events import Event
 from adk_rx.memory.base import BaseMemoryService
@@ -123,6 +124,10 @@ class Runner:
         self.app_name = app_name
         self.agent = agent
         self.app = app if app is not None else App(name=_app_name(app_name), root_agent=agent)
+        compaction = self.app.events_compaction_config
+        self.summarizer: BaseEventSummarizer | None = None
+        if compaction is not None:
+            self.summarizer = compaction.summarizer or default_summarizer(agent)
         self.session_service = session_service
         self.artifact_service = artifact_service
         self.memory_service = memory_service
