@@ -5,8 +5,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
+import reactivex
 from google.genai import types
 from reactivex import Observable
+from reactivex import operators as ops
 
 from adk_rx.rx.awaitable import awaitable_results
 
@@ -33,6 +35,7 @@ class BaseArtifactService(ABC):
                 "list_artifact_keys",
                 "list_versions",
                 "delete_artifact",
+                "delete_session_artifacts",
             ),
         )
 
@@ -77,3 +80,23 @@ class BaseArtifactService(ABC):
         self, *, app_name: str, user_id: str, session_id: str, filename: str
     ) -> Observable[None]:
         """Deletes every version of a file; a Completable."""
+
+    def delete_session_artifacts(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> Observable[None]:
+        """Deletes every artifact of the session (not the user's ``user:`` files); a
+        Completable. The default lists the session's files and deletes each one."""
+
+        def delete_all(names: list[str]) -> Observable[None]:
+            own = [name for name in names if not name.startswith(USER_PREFIX)]
+            deletes = [
+                self.delete_artifact(
+                    app_name=app_name, user_id=user_id, session_id=session_id, filename=name
+                )
+                for name in own
+            ]
+            return reactivex.concat(*deletes).pipe(ops.ignore_elements())
+
+        return self.list_artifact_keys(
+            app_name=app_name, user_id=user_id, session_id=session_id
+        ).pipe(ops.flat_map(delete_all))

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+import reactivex
 from google.genai import types
 from reactivex import Observable
 
@@ -43,7 +44,9 @@ class BaseMemoryService(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # Every implementation's results can be awaited from asyncio (see adk_rx.rx.awaitable).
-        awaitable_results(cls, ("add_session_to_memory", "search_memory"))
+        awaitable_results(
+            cls, ("add_session_to_memory", "search_memory", "delete_session_memories")
+        )
 
     @abstractmethod
     def add_session_to_memory(self, session: Session) -> Observable[None]:
@@ -54,3 +57,10 @@ class BaseMemoryService(ABC):
         self, *, app_name: str, user_id: str, query: str
     ) -> Observable[SearchMemoryResponse]:
         """Finds remembered entries of this app and user that match ``query``; a Single."""
+
+    def delete_session_memories(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> Observable[None]:
+        """Forgets what was remembered of the session; a Completable. The default forgets
+        nothing (a memory service that cannot tell sessions apart keeps its entries)."""
+        return reactivex.empty()

@@ -75,6 +75,17 @@ class InMemoryMemoryService(BaseMemoryService):
 
         return completable(add)
 
+    def delete_session_memories(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> Observable[None]:
+        """Forgets what was remembered of the session."""
+
+        def forget() -> None:
+            with self._lock:
+                self._sessions.get((app_name, user_id), {}).pop(session_id, None)
+
+        return completable(forget)
+
     def search_memory(
         self, *, app_name: str, user_id: str, query: str
     ) -> Observable[SearchMemoryResponse]:

@@ -117,6 +117,18 @@ class SqlMemoryService(BaseMemoryService):
 
         return from_blocking(add, self._scheduler).pipe(ops.ignore_elements())
 
+    def delete_session_memories(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> Observable[None]:
+        """Forgets what was remembered of the session."""
+
+        def forget() -> None:
+            self._ready()
+            with self._db.write("forgetting a session") as conn:
+                conn.execute(_FORGET, {"app": app_name, "user": user_id, "sid": session_id})
+
+        return from_blocking(forget, self._scheduler).pipe(ops.ignore_elements())
+
     def search_memory(
         self, *, app_name: str, user_id: str, query: str
     ) -> Observable[SearchMemoryResponse]:

@@ -242,7 +242,6 @@ class Invocation:
             if self.message is None:
                 self._after_user(None)
                 return
-        assert self.message is not None
         plugins = runner.plugin_manager
         if self.state_delta:
             session.state.update(self.state_delta)

@@ -21,10 +21,12 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
+import reactivex as rx
 from google.genai import types
 from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 from reactivex import Observable, abc
+from reactivex import operators as ops
 from reactivex.abc import SchedulerBase
 from reactivex.disposable import Disposable
 
@@ -316,6 +318,27 @@ class Runner:
             ),
             max_buffer,
         ).__aiter__()
+
+    def delete_session(self, *, user_id: str, session_id: str) -> Observable[None]:
+        """Deletes the session with everything kept for it; a Completable.
+
+        The session and its events go first, then the session's artifacts (not the user's
+        ``user:`` files) and what the memory service remembered of it (a memory service
+        that cannot forget one session keeps its entries).
+        """
+        key = {"app_name": self.app_name, "user_id": user_id, "session_id": session_id}
+        steps: list[Observable[Any]] = [self.session_service.delete_session(**key)]
+        if self.artifact_service is not None:
+            steps.append(self.artifact_service.delete_session_artifacts(**key))
+        if self.memory_service is not None:
+            steps.append(self.memory_service.delete_session_memories(**key))
+        return AwaitableObservable(
+            lambda observer, scheduler=None: (
+                rx.concat(*steps)
+                .pipe(ops.ignore_elements())
+                .subscribe(observer, scheduler=scheduler)
+            )
+        )
 
     def is_busy(self, *, user_id: str, session_id: str) -> bool:
         """True while a run of this Runner on the session is queued, running or cancelling."""

@@ -172,9 +172,12 @@ async def delete_session(request: Request) -> Response:
     sid = request.path_params["sid"]
     await find_session(request, app_name, user, sid)
     _not_running(request, app_name, user, sid)
-    await gather(
-        server_of(request).sessions.delete_session(app_name=app_name, user_id=user, session_id=sid)
-    )
+    runners = server_of(request).runners
+    key = {"app_name": app_name, "user_id": user, "session_id": sid}
+    # The session's artifacts and memories go with it (the user's user: files stay).
+    await gather(runners.session_service.delete_session(**key))
+    await gather(runners.artifact_service.delete_session_artifacts(**key))
+    await gather(runners.memory_service.delete_session_memories(**key))
     return json_response(None)
 
 
