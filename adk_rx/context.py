@@ -65,10 +65,19 @@ class InvocationShared:
         cancelled: set once the invocation is cancelled (disposal or deadline).
     """
 
-    __slots__ = ("_lock", "callback_data", "cancelled", "llm_calls", "max_llm_calls")
+    __slots__ = (
+        "_lock",
+        "callback_data",
+        "cancelled",
+        "llm_calls",
+        "max_llm_calls",
+        "wait_stored",
+    )
 
     def __init__(self, max_llm_calls: int) -> None:
         self._lock = threading.Lock()
+        # Set by the Runner of a resumable app: a Completable for "this event id is stored".
+        self.wait_stored: Callable[[str], Observable[Any]] | None = None
         self.llm_calls = 0
         self.max_llm_calls = max_llm_calls
         self.callback_data: dict[str, Any] = {}

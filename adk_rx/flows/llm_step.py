@@ -293,9 +293,11 @@ def _postprocess(
         return (event,)
     events = sync.just(event)
     if calls:
-        events = events.pipe(
-            ops.concat(rx.defer(lambda _: handle_function_calls(agent, ctx, calls, tools)))
-        )
+        run_calls = rx.defer(lambda _: handle_function_calls(agent, ctx, calls, tools))
+        wait_stored = ctx.shared.wait_stored
+        if wait_stored is not None:  # resumable: tools start once their call is durable
+            run_calls = wait_stored(event.id).pipe(ops.concat(run_calls))
+        events = events.pipe(ops.concat(run_calls))
     return events.pipe(ops.concat_map(lambda e: _maybe_transfer(agent, ctx, e)))
 
 

@@ -236,6 +236,8 @@ class Invocation:
         self._writer = SessionWriter(
             runner.session_service, session, lambda: self._status == "running"
         )
+        if ctx.is_resumable:
+            ctx.shared.wait_stored = self._writer.stored.wait
         if self.resume_id is not None:
             ctx.invocation_id = self.resume_id
             ctx.user_content = resumed_user_content(session, self.resume_id)

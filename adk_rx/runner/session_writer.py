@@ -9,6 +9,7 @@ from reactivex import Observable
 
 from adk_rx.events import Event
 from adk_rx.runner.records import OpenCalls, PendingAppend
+from adk_rx.runner.stored import StoredEvents
 from adk_rx.rx import sync
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
@@ -23,9 +24,10 @@ class SessionWriter:
         inflight: completes when the latest append is over (a stop waits for it before it
             writes its own records, so they never land before an event already on its way).
         open_calls: stored calls that still have no stored response.
+        stored: the ids of the events stored so far, with a wait for one of them.
     """
 
-    __slots__ = ("_is_running", "_service", "_session", "inflight", "open_calls")
+    __slots__ = ("_is_running", "_service", "_session", "inflight", "open_calls", "stored")
 
     def __init__(
         self, service: BaseSessionService, session: Session, is_running: Callable[[], bool]
@@ -35,6 +37,11 @@ class SessionWriter:
         self._is_running = is_running
         self.inflight: Observable[Any] = sync.empty()
         self.open_calls = OpenCalls()
+        self.stored = StoredEvents()
+
+    def _track(self, event: Event) -> None:
+        self.open_calls.track(event)
+        self.stored.mark(event.id)
 
     def apply(self, event: Event) -> None:
         """Step 1: the next model step sees the event at once (partial events are skipped)."""
@@ -52,7 +59,7 @@ class SessionWriter:
         """Starts the append now; the stored event itself when the store answered at once."""
         if not self._is_running():
             return ()  # stopped: a late event is neither stored nor emitted
-        append = PendingAppend(self.open_calls.track)
+        append = PendingAppend(self._track)
         self._service.append_event(self._session, event).subscribe(
             append.on_next, append.on_error, append.on_completed
         )
