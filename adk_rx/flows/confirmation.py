@@ -23,6 +23,7 @@ from adk_rx.flows.functions import handle_function_calls
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
+    from adk_rx.tools.base import BaseTool
 
 __all__ = ["resume_confirmations"]
 
@@ -73,4 +74,14 @@ def resume_confirmations(agent: LlmAgent, ctx: InvocationContext) -> Observable[
     if not originals:
         return None
     tools = agent.tools_by_name(ctx)
-    return handle_function_calls(agent, ctx, originals, tools, confirmations)
+    if not agent.toolsets:
+        return handle_function_calls(agent, ctx, originals, tools, confirmations)
+    from reactivex import operators as ops
+
+    from adk_rx.tools.toolset import toolset_tools
+
+    def resume(found: list[BaseTool]) -> Observable[Any]:
+        every = {**tools, **{tool.name: tool for tool in found}}
+        return handle_function_calls(agent, ctx, originals, every, confirmations)
+
+    return toolset_tools(agent, ctx).pipe(ops.flat_map(resume))

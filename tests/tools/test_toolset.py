@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import reactivex as rx
+from google.genai import types
 from reactivex import Observable
 
 from adk_rx import AgentTool, BaseTool, BaseToolset, ConfigurationError, FunctionTool, LlmAgent
 from adk_rx.context import ReadonlyContext
 from adk_rx.testing import ScriptedLlm, simplify_events
-from tests.spine_support import call_response, create_session, new_runner, turn
+from tests.spine_support import USER, call_response, collect, create_session, new_runner, turn
 
 
 def add(a: int, b: int) -> int:
@@ -139,3 +140,35 @@ def test_get_tools_may_return_an_observable_of_lists() -> None:
     create_session(runner)
     turn(runner, "go")
     assert declared(llm, 0) == ["add", "mul"]
+
+
+def test_a_confirmed_call_of_a_toolset_tool_resumes_with_the_toolsets_tools() -> None:
+    ran: list[int] = []
+
+    def wipe(disk: int) -> str:
+        """Wipes a disk."""
+        ran.append(disk)
+        return "wiped"
+
+    class Dangerous(BaseToolset):
+        def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
+            return [FunctionTool(wipe, require_confirmation=True)]
+
+    llm = ScriptedLlm([call_response("wipe", {"disk": 2}, "c1"), "asked", "done"])
+    runner = new_runner(LlmAgent(name="ops", model=llm, tools=[Dangerous()]))
+    create_session(runner)
+    first = turn(runner, "wipe disk 2")
+    [request] = [c for e in first for c in e.get_function_calls() if c.name != "wipe"]
+    answer = types.Content(
+        role="user",
+        parts=[
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=request.id, name=request.name, response={"confirmed": True}
+                )
+            )
+        ],
+    )
+    second = collect(runner.run_async(user_id=USER, session_id="s1", new_message=answer))
+    assert ran == [2]
+    assert simplify_events(second)[0] == 'ops: FunctionResponse(wipe, {"result": "wiped"})'
