@@ -336,3 +336,25 @@ def test_empty_state_agent_tree_folded_chunks_and_transfer_marker(
             assert label["x"] + label["width"] <= bar["x"] + 1
     finally:
         page.close()
+
+
+def test_tool_progress_shows_in_the_chat_as_it_comes(browser: Any, tmp_path: Path) -> None:
+    app = unique_app("progress")
+    folder = tmp_path / "agents" / app
+    folder.mkdir(parents=True)
+    shutil.copy(Path(__file__).with_name("web_progress_agent.py"), folder / "agent.py")
+    service = InMemorySessionService()
+    server = create_app(folder.parent, web=True, session_service=service)
+    with live_server(server) as live:
+        page = _open(browser, live.url, app)
+        try:
+            _say(page, "fetch a.txt")
+            expect = sync_api.expect
+            expect(page.locator("#chat .msg.model").last).to_contain_text("downloaded a.txt")
+            progress = page.locator("#chat .chip.progress")
+            expect(progress).to_have_count(2)
+            expect(progress.first).to_contain_text('download \u2026 {"percent":40}')
+            expect(page.locator("#chat .chip.resp")).to_contain_text('"bytes":42')
+            assert not any(e.partial for e in stored_events(service, app, "user"))
+        finally:
+            page.close()
