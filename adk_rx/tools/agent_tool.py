@@ -105,7 +105,7 @@ class AgentTool(BaseTool):
 
         caller = tool_context.invocation_context
         plugins = caller.plugin_manager
-        return Runner(
+        runner = Runner(
             app_name=caller.app_name,
             agent=self.agent,
             session_service=InMemorySessionService(),
@@ -119,6 +119,9 @@ class AgentTool(BaseTool):
             io_scheduler=caller.io_scheduler,
             timer_scheduler=caller.timer_scheduler,
         )
+        if caller.trace is not None:  # the child run reports where the caller's run does
+            runner.telemetry = caller.trace.invocation.telemetry
+        return runner
 
     def _child_run(self, text: str, tool_context: ToolContext) -> Observable[Any]:
         caller = tool_context.invocation_context
@@ -157,10 +160,12 @@ class AgentTool(BaseTool):
             return rx.concat(*past).pipe(ops.to_list(), ops.map(lambda _: session))
 
         state = {k: v for k, v in tool_context.state.items() if not k.startswith("temp:")}
-        return service.create_session(
+        session = service.create_session(
             app_name=runner.app_name, user_id=caller.user_id, state=state
-        ).pipe(
-            ops.flat_map(replayed),
+        )
+        if resumed is not None:
+            session = session.pipe(ops.flat_map(replayed))
+        return session.pipe(
             ops.flat_map(
                 lambda session: runner.run_async(
                     user_id=caller.user_id,
