@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import reactivex as rx
 from reactivex import Observable
@@ -21,7 +21,10 @@ from reactivex import operators as ops
 from adk_rx.errors import AdkRxError, CallbackError, ConfigurationError, StateValueError
 from adk_rx.rx import sync
 
-__all__ = ["as_callback_list", "first_result", "lift_result"]
+if TYPE_CHECKING:
+    from adk_rx.plugins import PluginManager
+
+__all__ = ["as_callback_list", "callback_chain", "first_result", "has_callbacks", "lift_result"]
 
 T = TypeVar("T")
 Thunk = Callable[[], Any]
@@ -120,3 +123,37 @@ def first_result(thunks: Sequence[Thunk]) -> Observable[Any]:
     if not thunks:
         return sync.empty()
     return rx.defer(lambda _: run_from(0))
+
+
+def has_callbacks(
+    plugins: PluginManager | None, hook: str, callbacks: Sequence[Callable[..., Any]]
+) -> bool:
+    """True when a plugin overrides ``hook`` or the agent has callbacks for it."""
+    return bool(callbacks) or (plugins is not None and plugins.has(hook))
+
+
+def callback_chain(
+    plugins: PluginManager | None,
+    hook: str,
+    callbacks: Sequence[Callable[..., Any]],
+    args: tuple[Any, ...],
+    **kwargs: Any,
+) -> Observable[Any]:
+    """One hook: the plugins' ``hook`` first, then the agent's callbacks; a Maybe.
+
+    Plugins are called with ``kwargs`` (keyword arguments, as the plugin hooks are
+    documented); the agent's callbacks with ``args`` (positional). The first non-None
+    result wins and later callbacks are not called (see :func:`first_result`).
+    """
+    thunks: list[Thunk] = plugins.thunks(hook, **kwargs) if plugins is not None else []
+    for cb in callbacks:
+        thunks.append(_bind(cb, args))
+    return first_result(thunks)
+
+
+def _bind(cb: Callable[..., Any], args: tuple[Any, ...]) -> Thunk:
+    def call() -> Any:
+        return cb(*args)
+
+    call.__adk_callback__ = cb  # type: ignore[attr-defined]
+    return call

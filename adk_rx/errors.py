@@ -10,7 +10,8 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── UnknownModelError       no LlmRegistry pattern matches a model name
     │   ├── MissingCredentialsError a provider needs an API key that is not set
     │   ├── SessionExistsError      create_session with an id that is taken
-    │   └── StateValueError         a state key that is not a string, a value no store can keep
+    │   ├── StateValueError         a state key that is not a string, a value no store can keep
+    │   └── AgentLoadError          an agent folder or module has no usable ``root_agent``
     ├── SessionNotFoundError        no such session (and auto_create_session is off); LookupError
     ├── InvocationNotFoundError     resuming an invocation the session does not hold; LookupError
     ├── RunError                    a failure while an invocation runs
@@ -20,6 +21,9 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── CallbackError           a user callback or plugin hook raised
     │   ├── InstructionError        an instruction template names a missing state key
     │   ├── AgentNotFoundError      transfer to an agent that is not in the tree
+    │   ├── ToolArgumentsError      the model's arguments do not fit a tool's parameters
+    │   ├── ToolResultError         a tool returned a value JSON cannot hold
+    │   ├── McpConnectionError      an MCP server could not be reached or initialised
     │   ├── StoreError              a session / artifact / memory store failed
     │   │   └── StoreBusyError      the store has no connection to spare now; try again (503)
     │   ├── OutputSchemaError       the final answer did not fit output_schema, even after a repair
@@ -29,6 +33,10 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
         ├── InvocationTimeoutError  RunConfig.timeout expired (also TimeoutError)
         ├── LlmCallsLimitExceededError RunConfig.max_llm_calls was reached
         └── RunnerClosedError       the Runner was closed: it starts no new run
+    ServerError (also under AdkRxError) a request the API server refuses
+    ├── AppNotFoundError            no app of that name in the agents folder (404; LookupError)
+    ├── SessionBusyError            the session already has a run in this process (409)
+    └── TooManyRunsError            the server's limit of running invocations is reached (429)
 
 Vendor exceptions are translated once, at the seam where they enter (``raise ... from exc``).
 """
@@ -37,7 +45,9 @@ from __future__ import annotations
 
 __all__ = [
     "AdkRxError",
+    "AgentLoadError",
     "AgentNotFoundError",
+    "AppNotFoundError",
     "BackpressureError",
     "CallbackError",
     "CircuitOpenError",
@@ -48,18 +58,24 @@ __all__ = [
     "InvocationNotFoundError",
     "InvocationTimeoutError",
     "LlmCallsLimitExceededError",
+    "McpConnectionError",
     "MissingCredentialsError",
     "ModelError",
     "OutputSchemaError",
     "ReplayMismatchError",
     "RunError",
     "RunnerClosedError",
+    "ServerError",
+    "SessionBusyError",
     "SessionExistsError",
     "SessionNotFoundError",
     "StateValueError",
     "StopError",
     "StoreBusyError",
     "StoreError",
+    "TooManyRunsError",
+    "ToolArgumentsError",
+    "ToolResultError",
     "UnknownModelError",
 ]
 
@@ -98,6 +114,10 @@ class StateValueError(ConfigurationError, TypeError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.key, self.problem, self.writer))
+
+
+class AgentLoadError(ConfigurationError):
+    """An agent target could not be found, imported, or exposes no ``root_agent``."""
 
 
 class SessionNotFoundError(AdkRxError, LookupError):
@@ -149,6 +169,18 @@ class AgentNotFoundError(RunError):
     """A transfer named an agent that is not in the agent tree."""
 
 
+class ToolArgumentsError(RunError):
+    """The model's arguments do not fit the tool's parameters; the message names them."""
+
+
+class ToolResultError(RunError):
+    """A tool returned a value that cannot be sent to the model as JSON."""
+
+
+class McpConnectionError(RunError):
+    """An MCP server could not be reached or initialised."""
+
+
 class StoreError(RunError):
     """A session, artifact or memory store failed; nothing half-written was kept."""
 
@@ -187,3 +219,19 @@ class LlmCallsLimitExceededError(StopError):
 
 class RunnerClosedError(StopError):
     """The Runner was closed (``Runner.close()``); it starts no new run."""
+
+
+class ServerError(AdkRxError):
+    """The API server refuses a request; the subclass says which answer it gets."""
+
+
+class AppNotFoundError(ServerError, LookupError):
+    """No app of that name in the agents folder."""
+
+
+class SessionBusyError(ServerError):
+    """The session already has a run in this process."""
+
+
+class TooManyRunsError(ServerError):
+    """``Limits.max_running`` runs are in progress."""

@@ -72,6 +72,14 @@ def new_event_id() -> str:
     return f"{(getrandbits(128) & _UUID4_MASK) | _UUID4_BITS:032x}"
 
 
+def new_call_id() -> str:
+    """Returns a fresh client-side function-call id: ``adk-`` and 32 hex digits.
+
+    For calls whose model (or provider) sent none; the prefix tells them apart.
+    """
+    return f"adk-{new_event_id()}"
+
+
 @dataclass(frozen=True, slots=True)
 class ToolConfirmation:
     """A request for, or an answer to, a human confirmation of one tool call."""

@@ -6,7 +6,9 @@ import enum
 from typing import Any
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from adk_rx.errors import ConfigurationError
 
 __all__ = ["RunConfig", "StreamingMode", "ToolExecutionMode"]
 
@@ -66,6 +68,22 @@ class RunConfig(BaseModel):
     speech_config: types.SpeechConfig | None = None
     input_audio_transcription: types.AudioTranscriptionConfig | None = None
     output_audio_transcription: types.AudioTranscriptionConfig | None = None
+
+    def __init__(self, **data: Any) -> None:
+        """Validates the settings.
+
+        Raises:
+            ConfigurationError: a setting has the wrong type or value (the message lists
+                each one; the pydantic error is the ``__cause__``).
+        """
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in error['loc']) or 'RunConfig'}: {error['msg']}"
+                for error in exc.errors()
+            )
+            raise ConfigurationError(f"invalid RunConfig: {problems}") from exc
 
     @field_validator("max_llm_calls")
     @classmethod

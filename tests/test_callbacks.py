@@ -120,3 +120,38 @@ def test_as_callback_list_rejects_what_is_not_callable(value: Any) -> None:
 def test_agent_given_a_non_callable_callback_raises_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="not callable"):
         LlmAgent(name="agent", model=ScriptedLlm(), before_model_callback=[print, "oops"])
+
+
+def test_a_callback_chain_calls_plugins_by_keyword_then_the_agent_callbacks_in_order() -> None:
+    from adk_rx.callbacks import callback_chain
+    from adk_rx.plugins import BasePlugin, PluginManager
+
+    calls: list[object] = []
+
+    class Recorder(BasePlugin):
+        def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+            calls.append(("plugin", callback_context, llm_request))
+
+    def first(cc: Any, request: Any) -> None:
+        calls.append(("first", cc, request))
+
+    def second(cc: Any, request: Any) -> str:
+        calls.append(("second", cc, request))
+        return "answer"
+
+    def never(cc: Any, request: Any) -> str:
+        raise AssertionError("the chain stops at the first result")
+
+    plugins = PluginManager([Recorder("recorder")])
+    got = collect(
+        callback_chain(
+            plugins,
+            "before_model_callback",
+            (first, second, never),
+            ("cc", "req"),
+            callback_context="cc",
+            llm_request="req",
+        )
+    )
+    assert got == ["answer"]
+    assert calls == [("plugin", "cc", "req"), ("first", "cc", "req"), ("second", "cc", "req")]

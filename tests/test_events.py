@@ -164,3 +164,13 @@ def test_merge_last_scalar_wins_and_flags_are_ored() -> None:
     assert (merged.end_of_agent, merged.escalate) == (True, True)
     assert dict(merged.artifact_delta) == {"f": 1, "g": 0}
     assert EventActions().merge(left) == left
+
+
+def test_client_side_call_ids_have_one_format() -> None:
+    import re
+
+    from adk_rx.events import new_call_id
+
+    ids = {new_call_id() for _ in range(100)}
+    assert len(ids) == 100
+    assert all(re.fullmatch(r"adk-[0-9a-f]{32}", i) for i in ids)

@@ -9,19 +9,22 @@ returned Content or a state write becomes one more event).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import reactivex as rx
 from google.genai import types
 from reactivex import Observable, abc
 from reactivex import operators as ops
 
-from adk_rx.callbacks import as_callback_list, first_result
+from adk_rx.callbacks import as_callback_list, callback_chain, has_callbacks
 from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.errors import CallbackError, InvalidAgentError
 from adk_rx.events import Event
 from adk_rx.rx import sync
+
+if TYPE_CHECKING:
+    from adk_rx.callback_types import AfterAgentCallback, BeforeAgentCallback, Callbacks
 
 __all__ = ["AgentBuilder", "BaseAgent"]
 
@@ -64,8 +67,8 @@ class BaseAgent:
         name: str,
         description: str = "",
         sub_agents: Sequence[BaseAgent] | None = None,
-        before_agent_callback: Any = None,
-        after_agent_callback: Any = None,
+        before_agent_callback: Callbacks[BeforeAgentCallback] = None,
+        after_agent_callback: Callbacks[AfterAgentCallback] = None,
     ) -> None:
         self._set("name", _check_name(name))
         self._set("description", description or "")
@@ -117,6 +120,11 @@ class BaseAgent:
             agent = agent.parent_agent
         return agent
 
+    def may_take_next_turn(self) -> bool:
+        """Whether this agent, having spoken last, takes the session's next turn (instead of
+        the root). Only LlmAgents that may transfer back up to the root do."""
+        return False
+
     def find_agent(self, name: str) -> BaseAgent | None:
         """This agent or the first descendant (depth first) with that name."""
         if self.name == name:
@@ -164,12 +172,8 @@ class BaseAgent:
 
     def _run_with_callbacks(self, ctx: InvocationContext) -> Observable[Event]:
         plugins = ctx.plugin_manager
-        has_before = bool(self.before_agent_callback) or (
-            plugins is not None and plugins.has("before_agent_callback")
-        )
-        has_after = bool(self.after_agent_callback) or (
-            plugins is not None and plugins.has("after_agent_callback")
-        )
+        has_before = has_callbacks(plugins, "before_agent_callback", self.before_agent_callback)
+        has_after = has_callbacks(plugins, "after_agent_callback", self.after_agent_callback)
         if not has_before and not has_after:
             return self._run_async_impl(ctx)  # run_async already defers: called at subscribe
         main = rx.defer(lambda _: self._run_async_impl(ctx))
@@ -185,10 +189,6 @@ class BaseAgent:
         """Runs before/after callbacks; emits their event (if any), then ``then``."""
         cc = CallbackContext(ctx)
         hook = f"{which}_agent_callback"
-        thunks: list[Callable[[], Any]] = []
-        if ctx.plugin_manager is not None:
-            thunks += ctx.plugin_manager.thunks(hook, agent=self, callback_context=cc)
-        thunks += [_bind1(cb, cc) for cb in getattr(self, hook)]
 
         def decide(content: Any) -> Observable[Event]:
             if content is not None:
@@ -207,7 +207,10 @@ class BaseAgent:
             )
             return state_only if then is None else state_only.pipe(ops.concat(then))
 
-        return first_result(thunks).pipe(ops.default_if_empty(None), ops.flat_map(decide))
+        chain = callback_chain(
+            ctx.plugin_manager, hook, getattr(self, hook), (cc,), agent=self, callback_context=cc
+        )
+        return chain.pipe(ops.default_if_empty(None), ops.flat_map(decide))
 
     def _callback_event(
         self, ctx: InvocationContext, cc: CallbackContext, content: types.Content | None
@@ -228,14 +231,6 @@ class BaseAgent:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
-
-
-def _bind1(cb: Callable[..., Any], arg: Any) -> Callable[[], Any]:
-    def call() -> Any:
-        return cb(arg)
-
-    call.__adk_callback__ = cb  # type: ignore[attr-defined]
-    return call
 
 
 class AgentBuilder(Generic[A]):
@@ -282,10 +277,3 @@ class AgentBuilder(Generic[A]):
     def build(self) -> A:
         """Builds the immutable agent."""
         return self._cls(**self._kwargs)
-
-
-def walk(agent: BaseAgent) -> Iterable[BaseAgent]:
-    """The agent and all its descendants, depth first."""
-    yield agent
-    for sub in agent.sub_agents:
-        yield from walk(sub)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from google.genai import types
 from pydantic import BaseModel
@@ -15,11 +15,28 @@ from adk_rx.callbacks import as_callback_list
 from adk_rx.context import InvocationContext
 from adk_rx.errors import ConfigurationError, InvalidAgentError
 from adk_rx.events import Event
+from adk_rx.flows.llm_loop import run_llm_flow
+from adk_rx.flows.output_schema import structured_flow, uses_response_tool
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.registry import LlmRegistry
 from adk_rx.tools.base import BaseTool
+from adk_rx.tools.builtins import transfer_to_agent
 from adk_rx.tools.function import as_tool
+from adk_rx.tools.set_model_response import SetModelResponseTool
 from adk_rx.tools.toolset import BaseToolset
+
+if TYPE_CHECKING:
+    from adk_rx.callback_types import (
+        AfterAgentCallback,
+        AfterModelCallback,
+        AfterToolCallback,
+        BeforeAgentCallback,
+        BeforeModelCallback,
+        BeforeToolCallback,
+        Callbacks,
+        OnModelErrorCallback,
+        OnToolErrorCallback,
+    )
 
 __all__ = ["LlmAgent"]
 
@@ -70,14 +87,14 @@ class LlmAgent(BaseAgent):
         disallow_transfer_to_peers: bool = False,
         generate_content_config: types.GenerateContentConfig | None = None,
         max_steps: int | None = None,
-        before_agent_callback: Any = None,
-        after_agent_callback: Any = None,
-        before_model_callback: Any = None,
-        after_model_callback: Any = None,
-        on_model_error_callback: Any = None,
-        before_tool_callback: Any = None,
-        after_tool_callback: Any = None,
-        on_tool_error_callback: Any = None,
+        before_agent_callback: Callbacks[BeforeAgentCallback] = None,
+        after_agent_callback: Callbacks[AfterAgentCallback] = None,
+        before_model_callback: Callbacks[BeforeModelCallback] = None,
+        after_model_callback: Callbacks[AfterModelCallback] = None,
+        on_model_error_callback: Callbacks[OnModelErrorCallback] = None,
+        before_tool_callback: Callbacks[BeforeToolCallback] = None,
+        after_tool_callback: Callbacks[AfterToolCallback] = None,
+        on_tool_error_callback: Callbacks[OnToolErrorCallback] = None,
     ) -> None:
         super().__init__(
             name=name,
@@ -155,12 +172,8 @@ class LlmAgent(BaseAgent):
         The agent's own tools, plus ``transfer_to_agent`` if it may transfer, plus
         ``set_model_response`` if it has an output schema and tools.
         """
-        from adk_rx.flows.output_schema import uses_response_tool
-        from adk_rx.flows.transfer import transfer_targets
-        from adk_rx.tools.builtins import transfer_to_agent
-
         tools = list(self.tools)
-        if transfer_targets(self) and all(t.name != transfer_to_agent.name for t in tools):
+        if self.transfer_targets() and all(t.name != transfer_to_agent.name for t in tools):
             tools.append(transfer_to_agent)
         if uses_response_tool(self):
             tools.append(self._response_tool())
@@ -169,8 +182,6 @@ class LlmAgent(BaseAgent):
     def _response_tool(self) -> BaseTool:
         tool = self.__dict__.get("_set_model_response")
         if tool is None:
-            from adk_rx.tools.set_model_response import SetModelResponseTool
-
             tool = SetModelResponseTool(self.output_schema)
             object.__setattr__(self, "_set_model_response", tool)
         return tool
@@ -179,13 +190,34 @@ class LlmAgent(BaseAgent):
         """The canonical tools keyed by name."""
         return {tool.name: tool for tool in self.canonical_tools(ctx)}
 
+    # -- rules of the agent tree --------------------------------------------------------------
+    def transfer_targets(self) -> list[BaseAgent]:
+        """Sub-agents, plus the parent and peers when this agent may transfer to them."""
+        targets: list[BaseAgent] = list(self.sub_agents)
+        parent = self.parent_agent
+        if isinstance(parent, LlmAgent):
+            if not self.disallow_transfer_to_parent:
+                targets.append(parent)
+            if not self.disallow_transfer_to_peers:
+                targets.extend(peer for peer in parent.sub_agents if peer is not self)
+        return targets
+
+    def canonical_global_instruction(self) -> Instruction:
+        """The root's ``global_instruction`` (it applies to every agent of the tree)."""
+        root = self.root_agent
+        return root.global_instruction if isinstance(root, LlmAgent) else ""
+
+    def may_take_next_turn(self) -> bool:
+        """Every agent from this one up to the root is an LlmAgent that may transfer to its
+        parent: so a workflow root (Sequential, Loop, Parallel) always takes turns itself."""
+        if self.disallow_transfer_to_parent:
+            return False
+        parent = self.parent_agent
+        return parent is None or parent.may_take_next_turn()
+
     # -- running ----------------------------------------------------------------------------
     def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
-        from adk_rx.flows.llm_loop import run_llm_flow
-
         if self.output_schema is not None:
-            from adk_rx.flows.output_schema import structured_flow
-
             return structured_flow(self, ctx)
         flow = None
         if ctx.resume is not None:

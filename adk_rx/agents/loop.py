@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reactivex import Observable
 from reactivex import operators as ops
@@ -13,6 +13,9 @@ from adk_rx.agents.in_order import run_in_order
 from adk_rx.context import InvocationContext
 from adk_rx.errors import InvalidAgentError
 from adk_rx.events import Event
+
+if TYPE_CHECKING:
+    from adk_rx.callback_types import AfterAgentCallback, BeforeAgentCallback, Callbacks
 
 __all__ = ["LoopAgent"]
 
@@ -45,8 +48,8 @@ class LoopAgent(BaseAgent):
         description: str = "",
         sub_agents: Sequence[BaseAgent] | None = None,
         max_iterations: int | None = None,
-        before_agent_callback: Any = None,
-        after_agent_callback: Any = None,
+        before_agent_callback: Callbacks[BeforeAgentCallback] = None,
+        after_agent_callback: Callbacks[AfterAgentCallback] = None,
     ) -> None:
         if max_iterations is not None and max_iterations < 0:
             raise InvalidAgentError(f"max_iterations must be >= 0, got {max_iterations}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import reactivex as rx
 from reactivex import Observable
@@ -15,6 +15,9 @@ from adk_rx.context import InvocationContext
 from adk_rx.events import Event
 from adk_rx.rx.schedulers import io_scheduler
 from adk_rx.rx.subscribe_on import subscribe_on_eager
+
+if TYPE_CHECKING:
+    from adk_rx.callback_types import AfterAgentCallback, BeforeAgentCallback, Callbacks
 
 __all__ = ["ParallelAgent"]
 
@@ -49,8 +52,8 @@ class ParallelAgent(BaseAgent):
         description: str = "",
         sub_agents: Sequence[BaseAgent] | None = None,
         scheduler: SchedulerBase | None = None,
-        before_agent_callback: Any = None,
-        after_agent_callback: Any = None,
+        before_agent_callback: Callbacks[BeforeAgentCallback] = None,
+        after_agent_callback: Callbacks[AfterAgentCallback] = None,
     ) -> None:
         super().__init__(
             name=name,

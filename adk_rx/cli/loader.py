@@ -31,7 +31,7 @@ from types import ModuleType
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.apps import App
-from adk_rx.errors import ConfigurationError
+from adk_rx.errors import AgentLoadError, ConfigurationError
 
 __all__ = [
     "AgentLoadError",
@@ -45,10 +45,6 @@ __all__ = [
 
 ROOT_AGENT = "root_agent"
 APP = "app"
-
-
-class AgentLoadError(ConfigurationError):
-    """An agent target could not be found, imported, or exposes no ``root_agent``."""
 
 
 def load_agent(target: str) -> BaseAgent:

@@ -16,7 +16,6 @@ so a turn on a long session converts only the events added since the previous tu
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from google.genai import types
 
@@ -240,8 +239,3 @@ def build_contents(
             return [*_pair_responses(head), merged]
         return _pair_responses(pairs)
     return [content for _, content in pairs]
-
-
-def contents_for_prompt(contents: list[types.Content]) -> list[dict[str, Any]]:
-    """Contents as JSON-compatible dicts (for logs and recordings)."""
-    return [c.model_dump(mode="json", exclude_none=True) for c in contents]

@@ -23,9 +23,9 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.context import InvocationContext, ToolContext
-from adk_rx.events import Event, EventActions, ToolConfirmation
+from adk_rx.events import Event, EventActions, ToolConfirmation, new_call_id
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
-from adk_rx.flows.tool_call import NO_RESPONSE, Call, new_call_id, run_call, tool_result_dict
+from adk_rx.flows.tool_call import NO_RESPONSE, Call, run_call, tool_result_dict
 from adk_rx.flows.tool_errors import TRACEBACKS_KEY
 from adk_rx.flows.tool_progress import connect_progress, with_progress
 from adk_rx.run_config import ToolExecutionMode
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["handle_function_calls", "new_call_id", "tool_result_dict"]
+__all__ = ["handle_function_calls", "tool_result_dict"]
 
 
 def handle_function_calls(

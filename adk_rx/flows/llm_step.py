@@ -17,18 +17,18 @@ from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
-from adk_rx.callbacks import first_result
+from adk_rx.callbacks import callback_chain, has_callbacks
 from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
-from adk_rx.events import Event, new_event_id
+from adk_rx.events import Event, new_call_id, new_event_id
 from adk_rx.flows.confirmation import resume_confirmations
-from adk_rx.flows.functions import handle_function_calls, new_call_id
+from adk_rx.flows.functions import handle_function_calls
 from adk_rx.flows.request import build_request_now
-from adk_rx.flows.sequenced import concat_map_direct
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.run_config import StreamingMode
 from adk_rx.rx import sync
+from adk_rx.rx.concat_map_direct import concat_map_direct
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
@@ -75,24 +75,19 @@ def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) ->
         responses = responses.pipe(
             sync.resume_on_error(lambda exc: _on_model_error(agent, ctx, cc, request, exc))
         )
-        has_after = bool(agent.after_model_callback) or (
-            plugins is not None and plugins.has("after_model_callback")
-        )
-        if has_after:
+        if has_callbacks(plugins, "after_model_callback", agent.after_model_callback):
             responses = responses.pipe(ops.concat_map(lambda r: _after_model(agent, ctx, cc, r)))
         return responses
 
-    has_before = bool(agent.before_model_callback) or (
-        plugins is not None and plugins.has("before_model_callback")
-    )
-    if has_before:
-        thunks = []
-        if plugins is not None:
-            thunks += plugins.thunks(
-                "before_model_callback", callback_context=cc, llm_request=request
-            )
-        thunks += [_bind(cb, cc, request) for cb in agent.before_model_callback]
-        responses = first_result(thunks).pipe(
+    if has_callbacks(plugins, "before_model_callback", agent.before_model_callback):
+        responses = callback_chain(
+            plugins,
+            "before_model_callback",
+            agent.before_model_callback,
+            (cc, request),
+            callback_context=cc,
+            llm_request=request,
+        ).pipe(
             ops.map(_check_response("before_model_callback")),
             ops.to_list(),
             ops.flat_map(lambda found: sync.just(found[0]) if found else call_model()),
@@ -133,14 +128,6 @@ def _check_response(hook: str) -> Any:
     return check
 
 
-def _bind(cb: Any, *args: Any) -> Any:
-    def call() -> Any:
-        return cb(*args)
-
-    call.__adk_callback__ = cb  # type: ignore[attr-defined]
-    return call
-
-
 def _on_model_error(
     agent: LlmAgent,
     ctx: InvocationContext,
@@ -157,15 +144,18 @@ def _on_model_error(
         error: Exception = wrapped
     else:
         error = exc
-    thunks = []
-    if ctx.plugin_manager is not None:
-        thunks += ctx.plugin_manager.thunks(
-            "on_model_error_callback", callback_context=cc, llm_request=request, error=exc
-        )
-    thunks += [_bind(cb, cc, request, exc) for cb in agent.on_model_error_callback]
-    if not thunks:
+    plugins = ctx.plugin_manager
+    if not has_callbacks(plugins, "on_model_error_callback", agent.on_model_error_callback):
         return rx.throw(error)
-    return first_result(thunks).pipe(
+    return callback_chain(
+        plugins,
+        "on_model_error_callback",
+        agent.on_model_error_callback,
+        (cc, request, exc),
+        callback_context=cc,
+        llm_request=request,
+        error=exc,
+    ).pipe(
         ops.map(_check_response("on_model_error_callback")),
         ops.to_list(),
         ops.flat_map(lambda found: sync.just(found[0]) if found else rx.throw(error)),
@@ -175,12 +165,6 @@ def _on_model_error(
 def _after_model(
     agent: LlmAgent, ctx: InvocationContext, cc: CallbackContext, response: LlmResponse
 ) -> Observable[LlmResponse]:
-    thunks = []
-    if ctx.plugin_manager is not None:
-        thunks += ctx.plugin_manager.thunks(
-            "after_model_callback", callback_context=cc, llm_response=response
-        )
-    thunks += [_bind(cb, cc, response) for cb in agent.after_model_callback]
     check = _check_response("after_model_callback")
 
     def checked(value: Any) -> LlmResponse:
@@ -190,7 +174,14 @@ def _after_model(
             return dataclasses.replace(replacement, partial=True)
         return replacement
 
-    return first_result(thunks).pipe(ops.map(checked), ops.default_if_empty(response))
+    return callback_chain(
+        ctx.plugin_manager,
+        "after_model_callback",
+        agent.after_model_callback,
+        (cc, response),
+        callback_context=cc,
+        llm_response=response,
+    ).pipe(ops.map(checked), ops.default_if_empty(response))
 
 
 def _with_call_ids(content: types.Content | None) -> types.Content | None:

@@ -90,10 +90,8 @@ def _unfenced(text: str) -> str:
 
 def uses_response_tool(agent: LlmAgent) -> bool:
     """True when the agent answers through ``set_model_response`` (it has tools)."""
-    from adk_rx.flows.transfer import transfer_targets
-
     return agent.output_schema is not None and (
-        bool(agent.tools) or bool(agent.toolsets) or bool(transfer_targets(agent))
+        bool(agent.tools) or bool(agent.toolsets) or bool(agent.transfer_targets())
     )
 
 

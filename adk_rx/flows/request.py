@@ -18,7 +18,7 @@ from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.flows.contents import build_contents
 from adk_rx.flows.instructions import inject_state, resolve_instruction
 from adk_rx.flows.output_schema import apply_output_schema
-from adk_rx.flows.transfer import transfer_instruction, transfer_targets
+from adk_rx.flows.transfer import transfer_instruction
 from adk_rx.models.llm_request import LlmRequest, empty_config
 from adk_rx.rx.sync import just
 from adk_rx.tools.toolset import toolset_tools
@@ -35,12 +35,10 @@ def _is_plain(instruction: Any) -> bool:
 
 
 def _instruction_sources(agent: LlmAgent) -> list[Any]:
-    from adk_rx.agents.llm import LlmAgent
-
-    root = agent.root_agent
     sources: list[Any] = []
-    if isinstance(root, LlmAgent) and root.global_instruction:
-        sources.append(root.global_instruction)
+    global_instruction = agent.canonical_global_instruction()
+    if global_instruction:
+        sources.append(global_instruction)
     if agent.instruction:
         sources.append(agent.instruction)
     return sources
@@ -76,7 +74,7 @@ def build_request_now(
 def _build(agent: LlmAgent, ctx: InvocationContext, now: bool = False) -> Any:
     request = LlmRequest(model=agent.canonical_model.model, config=_config(agent))
     sources = _instruction_sources(agent)
-    targets = transfer_targets(agent)
+    targets = agent.transfer_targets()
     extra = [_identity(agent)]
     if targets:
         extra.append(transfer_instruction(agent, targets))

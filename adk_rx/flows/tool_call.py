@@ -9,42 +9,34 @@ errors the stream.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pydantic_core
 import reactivex as rx
 from google.genai import types
-from reactivex import Observable, abc
+from reactivex import Observable
 from reactivex import operators as ops
-from reactivex.disposable import CompositeDisposable, SerialDisposable
 
-from adk_rx.callbacks import first_result
+from adk_rx.callbacks import callback_chain, has_callbacks
 from adk_rx.context import InvocationContext, ToolContext
-from adk_rx.errors import StopError
+from adk_rx.errors import StopError, ToolResultError
 from adk_rx.flows.tool_errors import error_text, format_tool_error, log_tool_error
 from adk_rx.rx import sync
+from adk_rx.rx.first_or_recover import first_or_recover
 from adk_rx.rx.sync import just as rx_just
-from adk_rx.tools.function import ToolResultError
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.telemetry.spans import ToolSpan
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["NO_RESPONSE", "Call", "new_call_id", "run_call", "tool_result_dict"]
+__all__ = ["NO_RESPONSE", "Call", "run_call", "tool_result_dict"]
 
 NO_RESPONSE = object()  # a long-running tool that has no result yet
 
 
 class _ToolTimeout(Exception):
     """RunConfig.tool_timeout expired for one call."""
-
-
-def new_call_id() -> str:
-    """A client-side function call id: ``adk-<uuid4>``."""
-    return f"adk-{uuid.uuid4()}"
 
 
 def tool_result_dict(value: Any) -> dict[str, Any]:
@@ -125,60 +117,26 @@ def _plain_call(
     """The tool's first result mapped to its response, in one layer.
 
     Same as the general path without callbacks: one item (the response or NO_RESPONSE); an
-    error goes through the on-tool-error callbacks to an ``{"error": ...}`` response.
+    error goes through the on-tool-error callbacks to an ``{"error": ...}`` response; a stop
+    (cancellation) errors the stream.
     """
 
-    def subscribe(
-        observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
-    ) -> abc.DisposableBase:
-        upstream = SerialDisposable()
-        recovery = SerialDisposable()
-        done = [False]
-
-        def finish(value: Any) -> None:
-            if done[0]:
-                return
-            done[0] = True
-            upstream.dispose()
-            try:
-                if value is None and tool.is_long_running:
-                    response: Any = NO_RESPONSE
-                else:
-                    response = tool_result_dict(_jsonable(tool, value))
-            except Exception as exc:
-                fail(exc)
-                return
-            observer.on_next(response)
-            observer.on_completed()
-
-        def fail(exc: Exception) -> None:
-            done[0] = True
-            if isinstance(exc, StopError):
-                observer.on_error(exc)
-                return
-            recovery.disposable = _tool_error(agent, ctx, item, tool, exc).subscribe(
-                observer, scheduler=scheduler
-            )
-
-        def failed(exc: Exception) -> None:
-            if not done[0]:
-                fail(exc)
-
-        both = CompositeDisposable(upstream, recovery)
+    def source() -> Observable[Any]:
         if ctx.cancelled:
-            observer.on_error(StopError("invocation cancelled"))
-            return both
-        try:
-            source = tool.run_async(args=item.args, tool_context=item.context)
-        except Exception as exc:
-            fail(exc)
-            return both
-        upstream.disposable = source.subscribe(
-            finish, failed, lambda: finish(None), scheduler=scheduler
-        )
-        return both
+            raise StopError("invocation cancelled")
+        return tool.run_async(args=item.args, tool_context=item.context)
 
-    return Observable(subscribe)
+    def response(value: Any) -> Any:
+        if value is None and tool.is_long_running:
+            return NO_RESPONSE
+        return tool_result_dict(_jsonable(tool, value))
+
+    def recover(exc: Exception) -> Observable[Any]:
+        if isinstance(exc, StopError):
+            return rx.throw(exc)
+        return _tool_error(agent, ctx, item, tool, exc)
+
+    return first_or_recover(source, response, recover)
 
 
 def _tool_error(
@@ -189,15 +147,18 @@ def _tool_error(
         item.span.tool_failed(exc)
     plugins = ctx.plugin_manager
     tc = item.context
-    thunks: list[Callable[[], Any]] = []
-    if plugins is not None:
-        thunks += plugins.thunks(
-            "on_tool_error_callback", tool=tool, tool_args=item.args, tool_context=tc, error=exc
-        )
-    thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
-    if not thunks:
+    if not has_callbacks(plugins, "on_tool_error_callback", agent.on_tool_error_callback):
         return rx_just({"error": _error_text(item, exc)})
-    return first_result(thunks).pipe(
+    return callback_chain(
+        plugins,
+        "on_tool_error_callback",
+        agent.on_tool_error_callback,
+        (tool, item.args, tc, exc),
+        tool=tool,
+        tool_args=item.args,
+        tool_context=tc,
+        error=exc,
+    ).pipe(
         ops.map(lambda value: _checked(tool, value)),
         ops.default_if_empty({"error": _error_text(item, exc)}),
     )
@@ -216,13 +177,15 @@ def _run_call_with_callbacks(
     plugins = ctx.plugin_manager
 
     def before() -> Observable[Any]:
-        thunks: list[Callable[[], Any]] = []
-        if plugins is not None:
-            thunks += plugins.thunks(
-                "before_tool_callback", tool=tool, tool_args=item.args, tool_context=tc
-            )
-        thunks += [_bind(cb, tool, item.args, tc) for cb in agent.before_tool_callback]
-        return first_result(thunks)
+        return callback_chain(
+            plugins,
+            "before_tool_callback",
+            agent.before_tool_callback,
+            (tool, item.args, tc),
+            tool=tool,
+            tool_args=item.args,
+            tool_context=tc,
+        )
 
     def run_tool() -> Observable[Any]:
         if ctx.cancelled:
@@ -246,24 +209,11 @@ def _run_call_with_callbacks(
     def on_error(exc: Exception) -> Observable[Any]:
         if isinstance(exc, StopError):
             return rx.throw(exc)
-        if item.span is not None:
-            item.span.tool_failed(exc)
         if isinstance(exc, _ToolTimeout):
+            if item.span is not None:
+                item.span.tool_failed(exc)
             return sync.just({"error": "timeout"})
-        thunks: list[Callable[[], Any]] = []
-        if plugins is not None:
-            thunks += plugins.thunks(
-                "on_tool_error_callback",
-                tool=tool,
-                tool_args=item.args,
-                tool_context=tc,
-                error=exc,
-            )
-        thunks += [_bind(cb, tool, item.args, tc, exc) for cb in agent.on_tool_error_callback]
-        return first_result(thunks).pipe(
-            ops.map(lambda value: _checked(tool, value)),
-            ops.default_if_empty({"error": _error_text(item, exc)}),
-        )
+        return _tool_error(agent, ctx, item, tool, exc)
 
     def plain_after(result: Any) -> Any:
         if result is None and tool.is_long_running:
@@ -274,23 +224,18 @@ def _run_call_with_callbacks(
         if result is None and tool.is_long_running:
             return sync.just(NO_RESPONSE)
         response = tool_result_dict(result)
-        thunks: list[Callable[[], Any]] = []
-        if plugins is not None:
-            thunks += plugins.thunks(
-                "after_tool_callback",
-                tool=tool,
-                tool_args=item.args,
-                tool_context=tc,
-                result=response,
-            )
-        thunks += [_bind(cb, tool, item.args, tc, response) for cb in agent.after_tool_callback]
-        return first_result(thunks).pipe(
-            ops.default_if_empty(response), ops.map(lambda value: _checked(tool, value))
-        )
+        return callback_chain(
+            plugins,
+            "after_tool_callback",
+            agent.after_tool_callback,
+            (tool, item.args, tc, response),
+            tool=tool,
+            tool_args=item.args,
+            tool_context=tc,
+            result=response,
+        ).pipe(ops.default_if_empty(response), ops.map(lambda value: _checked(tool, value)))
 
-    has_before = bool(agent.before_tool_callback) or (
-        plugins is not None and plugins.has("before_tool_callback")
-    )
+    has_before = has_callbacks(plugins, "before_tool_callback", agent.before_tool_callback)
     result = (
         before().pipe(
             ops.take(1),
@@ -302,9 +247,7 @@ def _run_call_with_callbacks(
         if has_before
         else run_tool()  # _run_call itself runs at subscribe time
     )
-    has_after = bool(agent.after_tool_callback) or (
-        plugins is not None and plugins.has("after_tool_callback")
-    )
+    has_after = has_callbacks(plugins, "after_tool_callback", agent.after_tool_callback)
     return result.pipe(ops.flat_map(after) if has_after else ops.map(plain_after))
 
 
@@ -316,11 +259,3 @@ def _checked(tool: BaseTool, response: Any) -> Any:
         return _jsonable(tool, tool_result_dict(response))
     except ToolResultError as exc:
         return {"error": str(exc)}
-
-
-def _bind(cb: Callable[..., Any], *args: Any) -> Callable[[], Any]:
-    def call() -> Any:
-        return cb(*args)
-
-    call.__adk_callback__ = cb  # type: ignore[attr-defined]
-    return call

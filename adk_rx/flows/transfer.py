@@ -1,29 +1,17 @@
-"""Agent transfer: who an LlmAgent may hand the conversation to, and how it is told."""
+"""Agent transfer: how the model is told whom it may hand the conversation to.
+
+Who may be a target is a rule of the agent tree: :meth:`LlmAgent.transfer_targets`.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from adk_rx.agents.base import BaseAgent
-
 if TYPE_CHECKING:
+    from adk_rx.agents.base import BaseAgent
     from adk_rx.agents.llm import LlmAgent
 
-__all__ = ["transfer_instruction", "transfer_targets"]
-
-
-def transfer_targets(agent: LlmAgent) -> list[BaseAgent]:
-    """Sub-agents, plus the parent and peers when the agent may transfer to them."""
-    from adk_rx.agents.llm import LlmAgent
-
-    targets: list[BaseAgent] = list(agent.sub_agents)
-    parent = agent.parent_agent
-    if isinstance(parent, LlmAgent):
-        if not agent.disallow_transfer_to_parent:
-            targets.append(parent)
-        if not agent.disallow_transfer_to_peers:
-            targets.extend(peer for peer in parent.sub_agents if peer is not agent)
-    return targets
+__all__ = ["transfer_instruction"]
 
 
 def transfer_instruction(agent: LlmAgent, targets: list[BaseAgent]) -> str:

@@ -10,21 +10,13 @@ non-streamed response.
 
 from __future__ import annotations
 
-import uuid
-
 from google.genai import types
 
+from adk_rx.events import new_call_id
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.response_metadata import ResponseMetadata
 
-__all__ = ["StreamAggregator", "ensure_function_call_ids", "finish_error", "new_call_id"]
-
-_CALL_ID_PREFIX = "adk-"
-
-
-def new_call_id() -> str:
-    """A client-side function-call id, for providers that do not send one."""
-    return f"{_CALL_ID_PREFIX}{uuid.uuid4().hex}"
+__all__ = ["StreamAggregator", "ensure_function_call_ids", "finish_error"]
 
 
 def ensure_function_call_ids(content: types.Content | None) -> types.Content | None:
@@ -102,11 +94,6 @@ class StreamAggregator:
         self._text = []
         self._text_is_thought = False
         self._text_signature = None
-
-    @property
-    def has_content(self) -> bool:
-        """Whether any part (or text) has been added."""
-        return bool(self._parts or self._text)
 
     def complete(self, *, error: tuple[str, str] | None = None) -> LlmResponse:
         """The aggregated, non-partial response of the whole stream.

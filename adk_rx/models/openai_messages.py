@@ -23,7 +23,8 @@ from typing import Any
 from google.genai import types
 
 from adk_rx.errors import ModelError
-from adk_rx.models.aggregation import finish_error, new_call_id
+from adk_rx.events import new_call_id
+from adk_rx.models.aggregation import finish_error
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.response_metadata import (

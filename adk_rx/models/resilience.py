@@ -26,14 +26,12 @@ from __future__ import annotations
 
 import logging
 import random
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import reactivex as rx
 from reactivex import Observable, abc
-from reactivex.disposable import SerialDisposable, SingleAssignmentDisposable
 
 from adk_rx.errors import CircuitOpenError, ConfigurationError, ModelError
 from adk_rx.models.base import BaseLlm
@@ -41,6 +39,7 @@ from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.provider_errors import retry_after
 from adk_rx.rx import timer_scheduler
+from adk_rx.rx.retry_decided import Retry, retry_decided
 
 __all__ = [
     "DEFAULT_RETRY",
@@ -152,18 +151,17 @@ def retrying(
         raise ConfigurationError("retrying needs at least one model")
     chosen = policy or NO_RETRY
 
-    def subscribe(
-        observer: abc.ObserverBase[LlmResponse], _: abc.SchedulerBase | None = None
-    ) -> abc.DisposableBase:
-        return _RetryRun(attempts, chosen, scheduler or timer_scheduler(), on_retry, rng).start(
-            observer
-        )
+    clock = scheduler or timer_scheduler()
 
-    return rx.create(subscribe)
+    def run(_: Any) -> Observable[LlmResponse]:
+        plan = _RetryPlan(attempts, chosen, clock, on_retry, rng)
+        return retry_decided(plan.next_attempt, plan.decide, clock)
+
+    return rx.defer(run)
 
 
-class _RetryRun:
-    """The state of one subscription: which model, which attempt, what was emitted."""
+class _RetryPlan:
+    """The decisions of one subscription: which model, which attempt, when to give up."""
 
     def __init__(
         self,
@@ -178,55 +176,22 @@ class _RetryRun:
         self._scheduler = scheduler
         self._on_retry = on_retry
         self._rng = rng
-        self._serial = SerialDisposable()
-        self._lock = threading.Lock()
         self._model_index = 0
         self._attempt = 0  # attempts made on the current model
         self._total = 0  # attempts made on all models
-        self._emitted = False
         self._started_at = scheduler.now
-        self._observer: abc.ObserverBase[LlmResponse] | None = None
 
-    def start(self, observer: abc.ObserverBase[LlmResponse]) -> abc.DisposableBase:
-        self._observer = observer
-        self._subscribe_attempt()
-        return self._serial
+    def next_attempt(self) -> Observable[LlmResponse]:
+        self._attempt += 1
+        self._total += 1
+        _, factory = self._attempts[self._model_index]
+        return factory()
 
-    def _subscribe_attempt(self, *_args: Any) -> None:
-        observer = self._observer
-        assert observer is not None
-        with self._lock:
-            if self._serial.is_disposed:
-                return
-            self._attempt += 1
-            self._total += 1
-            _, factory = self._attempts[self._model_index]
-        # The slot is installed before subscribing: a source that fails synchronously
-        # schedules the next attempt into the serial disposable from inside subscribe(), and
-        # that timer must not be replaced (and so cancelled) by this subscription afterwards.
-        slot = SingleAssignmentDisposable()
-        self._serial.disposable = slot
-        try:
-            source = factory()
-        except Exception as exc:  # a factory that raises is an attempt that failed at once
-            self._on_error(exc)
-            return
-        slot.disposable = source.subscribe(self._on_next, self._on_error, observer.on_completed)
-
-    def _on_next(self, response: LlmResponse) -> None:
-        self._emitted = True
-        assert self._observer is not None
-        self._observer.on_next(response)
-
-    def _on_error(self, error: Exception) -> None:
-        assert self._observer is not None
+    def decide(self, error: Exception) -> Retry | Exception | None:
+        """None: pass ``error`` on; an exception: give up with it; else a Retry."""
         decision = self._decide(error)
-        if decision is None:
-            self._observer.on_error(error)
-            return
-        if isinstance(decision, Exception):
-            self._observer.on_error(decision)
-            return
+        if decision is None or isinstance(decision, Exception):
+            return decision
         delay, notice = decision
         _log.info(
             "model %s failed (attempt %d: %s); next attempt on %s in %.2fs",
@@ -236,13 +201,7 @@ class _RetryRun:
             notice.next_model,
             delay,
         )
-        if delay <= 0.0:
-            self._notify(notice)
-            self._subscribe_attempt()
-            return
-        self._serial.disposable = self._scheduler.schedule_relative(delay, self._subscribe_attempt)
-        # After scheduling, so whoever drives a virtual clock from the notice finds the timer.
-        self._notify(notice)
+        return Retry(delay, lambda: self._notify(notice))
 
     def _notify(self, notice: RetryNotice) -> None:
         if self._on_retry is None:
@@ -253,8 +212,7 @@ class _RetryRun:
             _log.exception("an on_retry callback raised")
 
     def _decide(self, error: Exception) -> tuple[float, RetryNotice] | Exception | None:
-        """None: pass ``error`` on; an exception: give up with it; else (wait, notice)."""
-        if self._emitted or not isinstance(error, ModelError) or not error.retryable:
+        if not isinstance(error, ModelError) or not error.retryable:
             return None
         policy = self._policy
         elapsed = (self._scheduler.now - self._started_at).total_seconds()

@@ -8,7 +8,6 @@ before letting the next run on the session start.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +27,6 @@ from adk_rx.errors import (
     SessionNotFoundError,
 )
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
-from adk_rx.flows.sequenced import concat_map_direct
 from adk_rx.live.flow import run_live_agent
 from adk_rx.run_config import RunConfig
 from adk_rx.runner.dangling import dangling_calls, interrupted_answers
@@ -38,7 +36,9 @@ from adk_rx.runner.resume import resume_from_log, resumed_user_content
 from adk_rx.runner.routing import agent_to_run
 from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx import sync
+from adk_rx.rx.concat_map_direct import concat_map_direct
 from adk_rx.rx.schedulers import timer_scheduler
+from adk_rx.rx.stage_chain import RunState, StageChain
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 from adk_rx.telemetry import NO_TRACE
@@ -76,9 +76,7 @@ class Invocation:
         self.live_queue = live_queue  # run_live: the user's turns come through this queue
         self.resume_id = resume_id
         self.key: SessionKey = (runner.app_name, user_id, session_id)
-        self._lock = threading.Lock()
-        self._status = "waiting"  # waiting -> running -> stopping -> done
-        self._body = SerialDisposable()
+        self._chain = StageChain(self._fail)
         self._timer = SerialDisposable()
         self._cancel_wait: Callable[[], None] = lambda: None
         self._gates: Any = None
@@ -128,10 +126,8 @@ class Invocation:
         if self.runner.runs.cancelling:  # its turn came while the Runner cancels its runs
             self.shut_down()
             return
-        with self._lock:
-            if self._status != "waiting":
-                return
-            self._status = "running"
+        if not self._chain.begin():
+            return
         timeout = self.run_config.timeout
         if timeout is not None:
             timer = self.runner.timer_scheduler or timer_scheduler()
@@ -142,7 +138,7 @@ class Invocation:
         if type(service).lock_session is BaseSessionService.lock_session:
             self._read_session(None)  # nothing is shared beyond this process: no turn lock
             return
-        self._step(
+        self._chain.step(
             lambda: service.lock_session(
                 app_name=self.runner.app_name, user_id=self.user_id, session_id=self.session_id
             ),
@@ -154,49 +150,14 @@ class Invocation:
         # session from interleaving with this one; the session is read only once it is held.
         self._turn_lock = turn_lock
         runner = self.runner
-        self._step(
+        self._chain.step(
             lambda: runner.session_service.get_session(
                 app_name=runner.app_name, user_id=self.user_id, session_id=self.session_id
             ),
             self._found,
         )
 
-    # -- stages -------------------------------------------------------------------------------
-    # The invocation runs as a chain of stages (read the session, store the user message, run
-    # the agent), each one subscription held in ``_body``. Plain callbacks join them instead
-    # of operators, so the agent's events reach the subscriber through no extra layer.
-    def _step(
-        self,
-        build: Callable[[], Observable[Any]],
-        then: Callable[[Any], None],
-        on_next: Callable[[Any], None] | None = None,
-    ) -> None:
-        """Subscribes ``build()`` as the current stage; ``then(last item or None)`` follows it."""
-        if self._status != "running":
-            return
-        last: list[Any] = [None]
-
-        def keep(value: Any) -> None:
-            last[0] = value
-
-        def completed() -> None:
-            if self._status != "running":
-                return
-            try:
-                then(last[0])
-            except Exception as exc:
-                self._fail(exc)
-
-        try:
-            source = build()
-        except Exception as exc:
-            self._fail(exc)
-            return
-        # Each stage runs inside the Runner's guarded subscription: no extra wrapper. Its
-        # handle goes into _body before it is subscribed, so a stop that comes while it is
-        # still producing inside subscribe() reaches it.
-        sync.subscribe_inner(source, on_next or keep, self._fail, completed, into=self._body)
-
+    # -- stages: read the session, store the user message, run the agent (see StageChain) --
     def _found(self, session: Session | None) -> None:
         if session is not None:
             self._open(session)
@@ -207,7 +168,7 @@ class Invocation:
                 f"session {self.session_id!r} not found for app {runner.app_name!r}, user "
                 f"{self.user_id!r}; create it first or pass RunConfig(auto_create_session=True)"
             )
-        self._step(
+        self._chain.step(
             lambda: runner.session_service.create_session(
                 app_name=runner.app_name, user_id=self.user_id, session_id=self.session_id
             ),
@@ -234,7 +195,7 @@ class Invocation:
         ctx.live_request_queue = self.live_queue
         self.ctx = ctx
         self._writer = SessionWriter(
-            runner.session_service, session, lambda: self._status == "running"
+            runner.session_service, session, lambda: self._chain.is_running
         )
         if ctx.is_resumable:
             ctx.shared.wait_stored = self._writer.stored.wait
@@ -263,7 +224,7 @@ class Invocation:
             message = message.pipe(
                 ops.flat_map(lambda m: save_input_blobs(runner.artifact_service, ctx, m))
             )
-        self._step(lambda: message, self._store_user)
+        self._chain.step(lambda: message, self._store_user)
 
     def _store_user(self, content: types.Content | None) -> None:
         ctx = self.ctx
@@ -276,7 +237,7 @@ class Invocation:
             for answer in answers:
                 ctx.session.mark_applied(answer)
             stores = [rx.defer(lambda _, e=answer: writer.persist(e)) for answer in answers]
-            self._step(lambda: rx.concat(*stores), lambda _: self._store_message(content))
+            self._chain.step(lambda: rx.concat(*stores), lambda _: self._store_message(content))
             return
         self._store_message(content)
 
@@ -305,7 +266,7 @@ class Invocation:
             if stored:
                 self._after_user(stored[0])
         else:
-            self._step(lambda: stored, self._after_user)
+            self._chain.step(lambda: stored, self._after_user)
 
     def _after_user(self, _: Any) -> None:
         self._user_stored = True
@@ -315,19 +276,16 @@ class Invocation:
             replies = plugins.first("before_run_callback", invocation_context=ctx).pipe(
                 ops.to_list(), ops.flat_map(self._run_or_reply)
             )
-            self._step(lambda: replies, self._completed, self._emit)
+            self._chain.step(lambda: replies, self._completed, self._emit)
             return
-        self._step(self._run_agent, self._completed, self._emit)
+        self._chain.step(self._run_agent, self._completed, self._emit)
 
     def _completed(self, _: Any) -> None:
         self._complete()
 
     def dispose(self) -> None:
-        with self._lock:
-            status = self._status
-            if status == "waiting":
-                self._status = "done"
-        if status == "waiting":
+        state = self._chain.cancel_waiting()
+        if state is RunState.WAITING:
             self.trace.end("cancelled")
             self._cancel_wait()
             # Keep the queue order: release this run's turn only once the previous run is done,
@@ -340,17 +298,15 @@ class Invocation:
             if self._closing is not None:
                 self.observer.on_error(self._closing)
             return
-        if status == "running":
+        if state is RunState.RUNNING:
             self._stop("CANCELLED")
 
     def _emit(self, event: Event) -> None:
         self.observer.on_next(event)
 
     def _complete(self) -> None:
-        with self._lock:
-            if self._status != "running":
-                return
-            self._status = "done"
+        if not self._chain.finish():
+            return
         self._timer.dispose()
         if self._writer is not None and self._writer.open_calls:
             # Calls stored without an answer although the run ended normally: a parallel
@@ -383,10 +339,8 @@ class Invocation:
         ).subscribe(on_error=lambda _: self._release(), on_completed=self._release)
 
     def _fail(self, error: Exception) -> None:
-        with self._lock:
-            if self._status != "running":
-                return
-            self._status = "stopping"
+        if not self._chain.stop():
+            return
         self._timer.dispose()
         ctx = self.ctx
         cleanup: Observable[Any] = sync.empty()
@@ -397,8 +351,7 @@ class Invocation:
         cleanup = cleanup.pipe(ops.concat(self._repair(f"error: {error}", None)))
 
         def done(*_: Any) -> None:
-            with self._lock:
-                self._status = "done"
+            self._chain.settle()
             self._release()
             self.trace.end("error", error)
             self.observer.on_error(error)
@@ -407,21 +360,18 @@ class Invocation:
 
     def _stop(self, code: str) -> None:
         """Cancels the running body (disposal or deadline) and records where it stopped."""
-        with self._lock:
-            if self._status != "running":
-                return
-            self._status = "stopping"
+        if not self._chain.stop():
+            return
         if self.ctx is not None:
             self.ctx.shared.cancelled.set()
         self._timer.dispose()
         self.trace.stopping(code)
-        self._body.dispose()
+        self._chain.body.dispose()
         reason = "cancelled" if code == "CANCELLED" else "timeout"
         records: list[Event] = []
 
         def done(*_: Any) -> None:
-            with self._lock:
-                self._status = "done"
+            self._chain.settle()
             self._release()
             self.trace.end(code.lower())
             if code == "TIMEOUT":

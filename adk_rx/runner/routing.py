@@ -8,19 +8,6 @@ from adk_rx.sessions.session import Session
 __all__ = ["agent_to_run"]
 
 
-def _transferable(agent: BaseAgent) -> bool:
-    from adk_rx.agents.llm import LlmAgent
-
-    # Every agent from ``agent`` up to and including the root must be an LlmAgent, so a
-    # workflow root (Sequential, Loop, Parallel) always takes the next turn itself.
-    node: BaseAgent | None = agent
-    while node is not None:
-        if not isinstance(node, LlmAgent) or node.disallow_transfer_to_parent:
-            return False
-        node = node.parent_agent
-    return True
-
-
 def agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
     """The agent that takes the next turn.
 
@@ -42,6 +29,6 @@ def agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
         if event.author == root.name:
             return root
         agent = root.find_sub_agent(event.author)
-        if agent is not None and _transferable(agent):
+        if agent is not None and agent.may_take_next_turn():
             return agent
     return root

@@ -27,9 +27,10 @@ from collections.abc import Generator
 from typing import Any, TypeVar
 
 from reactivex import Observable, abc
+from reactivex import operators as ops
 from reactivex.scheduler import NewThreadScheduler
 
-__all__ = ["AwaitableObservable", "awaitable", "awaitable_results"]
+__all__ = ["AwaitableObservable", "awaitable", "awaitable_results", "gather"]
 
 T = TypeVar("T")
 
@@ -113,6 +114,14 @@ def awaitable(source: Observable[T]) -> AwaitableObservable[T]:
         return source.subscribe(observer, scheduler=scheduler)
 
     return AwaitableObservable(subscribe)
+
+
+async def gather(source: Observable[T]) -> list[T]:
+    """Every item of ``source``, awaited from asyncio whatever thread it ends on.
+
+    Its error is raised here; cancelling the awaiting task disposes the subscription.
+    """
+    return await awaitable(source.pipe(ops.to_list()))
 
 
 def awaitable_results(cls: type, names: tuple[str, ...]) -> None:

@@ -12,7 +12,9 @@ functions). Blocking work belongs on the I/O scheduler (:func:`adk_rx.rx.from_bl
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from enum import Enum
 from typing import Any, TypeVar, cast
 
 from reactivex import Observable, abc
@@ -30,6 +32,7 @@ __all__ = [
     "resume_on_error",
     "single",
     "subscribe_inner",
+    "subscribe_stage",
 ]
 
 T = TypeVar("T")
@@ -126,7 +129,7 @@ def completable(fn: Callable[[], object]) -> Observable[None]:
     return AwaitableObservable(subscribe)
 
 
-class _Inner:
+class _Inner(abc.ObserverBase[Any]):
     """A plain observer for an inner stage: callbacks, a stop flag, and (like RxPY's
     auto-detach) disposal of the source once it terminated, so operators such as
     ``take_while`` that rely on that stop their upstream."""
@@ -226,6 +229,52 @@ def subscribe_inner(
         if observer.stopped:  # terminated on another thread in between
             observer.dispose()
     return handle
+
+
+class StagePhase(Enum):
+    """Where one stage of a chain is, seen from the code that subscribed it."""
+
+    SUBSCRIBING = "subscribing"  # inside the stage's subscribe()
+    COMPLETED_EARLY = "completed early"  # completed before its subscribe() returned
+    RUNNING = "running"  # subscribe() returned; the stage completes later, on any thread
+
+
+def subscribe_stage(
+    source: Observable[T],
+    on_next: Callable[[T], None],
+    on_error: Callable[[Exception], None],
+    resume: Callable[[], None],
+    scheduler: abc.SchedulerBase | None = None,
+    *,
+    into: SerialDisposable,
+) -> bool:
+    """Subscribes one stage of a chain; True when it already completed (the caller goes on).
+
+    A chain of stages (steps of a loop, items of a ``concat_map``) must not grow the stack
+    when each stage completes inside its own ``subscribe``: then this returns True and the
+    caller starts the next stage from its own loop. Otherwise it returns False, and
+    ``resume()`` is called once the stage completes (on whatever thread completes it).
+
+        source:       --a--b|          (completes while subscribing)  -> True
+        source:       --a--  ...  --b|  (completes later)             -> False, then resume()
+    """
+    lock = threading.Lock()
+    phase = [StagePhase.SUBSCRIBING]
+
+    def completed() -> None:
+        with lock:
+            later = phase[0] is StagePhase.RUNNING
+            if not later:
+                phase[0] = StagePhase.COMPLETED_EARLY
+        if later:
+            resume()
+
+    subscribe_inner(source, on_next, on_error, completed, scheduler, into=into)
+    with lock:
+        if phase[0] is StagePhase.COMPLETED_EARLY:
+            return True
+        phase[0] = StagePhase.RUNNING
+        return False
 
 
 def forward(

@@ -37,7 +37,7 @@ from reactivex import Observable, abc, defer
 from reactivex import operators as ops
 
 from adk_rx.context import ToolContext
-from adk_rx.errors import ConfigurationError, RunError
+from adk_rx.errors import ConfigurationError, ToolArgumentsError, ToolResultError
 from adk_rx.rx import from_async, from_blocking, single
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.schema import BoundCall, callable_target, function_schema
@@ -108,14 +108,6 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
-
-
-class ToolArgumentsError(RunError):
-    """The model's arguments do not fit the tool's parameters; the message names them."""
-
-
-class ToolResultError(RunError):
-    """A tool returned a value that cannot be sent to the model as JSON."""
 
 
 def _validation_message(tool_name: str, error: pydantic.ValidationError) -> str:

@@ -329,3 +329,79 @@ def test_raising_model_callback_errors_with_callback_error() -> None:
     with pytest.raises(CallbackError, match="missing"):
         run_agent(agent, new_context(agent))
     assert llm.requests == []
+
+
+def test_transfer_targets_follow_the_tree_and_the_disallow_flags() -> None:
+    from adk_rx import SequentialAgent
+
+    leaf = LlmAgent(name="leaf", model=ScriptedLlm([]))
+    peer = LlmAgent(name="peer", model=ScriptedLlm([]))
+    shy = LlmAgent(
+        name="shy",
+        model=ScriptedLlm([]),
+        disallow_transfer_to_parent=True,
+        disallow_transfer_to_peers=True,
+    )
+    middle = LlmAgent(name="middle", model=ScriptedLlm([]), sub_agents=[leaf])
+    root = LlmAgent(name="root", model=ScriptedLlm([]), sub_agents=[middle, peer, shy])
+    assert [a.name for a in middle.transfer_targets()] == ["leaf", "root", "peer", "shy"]
+    assert [a.name for a in shy.transfer_targets()] == []
+    assert [a.name for a in root.transfer_targets()] == ["middle", "peer", "shy"]
+    in_workflow = LlmAgent(name="step", model=ScriptedLlm([]))
+    SequentialAgent(name="pipeline", sub_agents=[in_workflow])
+    assert in_workflow.transfer_targets() == []  # a workflow parent is not a target
+
+
+def test_the_root_global_instruction_applies_to_every_llm_agent_of_the_tree() -> None:
+    from adk_rx import SequentialAgent
+
+    child = LlmAgent(name="child", model=ScriptedLlm([]))
+    root = LlmAgent(
+        name="root", model=ScriptedLlm([]), global_instruction="Be kind.", sub_agents=[child]
+    )
+    assert child.canonical_global_instruction() == "Be kind."
+    assert root.canonical_global_instruction() == "Be kind."
+    under_workflow = LlmAgent(name="w", model=ScriptedLlm([]), global_instruction="ignored")
+    SequentialAgent(name="flow", sub_agents=[under_workflow])
+    assert under_workflow.canonical_global_instruction() == ""
+
+
+def test_only_llm_agents_with_a_transferable_path_to_the_root_take_the_next_turn() -> None:
+    from adk_rx import SequentialAgent
+
+    free = LlmAgent(name="free", model=ScriptedLlm([]))
+    pinned = LlmAgent(name="pinned", model=ScriptedLlm([]), disallow_transfer_to_parent=True)
+    LlmAgent(name="root", model=ScriptedLlm([]), sub_agents=[free, pinned])
+    in_workflow = LlmAgent(name="inner", model=ScriptedLlm([]))
+    workflow = SequentialAgent(name="flow", sub_agents=[in_workflow])
+    assert free.may_take_next_turn()
+    assert not pinned.may_take_next_turn()
+    assert not in_workflow.may_take_next_turn()
+    assert not workflow.may_take_next_turn()
+
+
+def test_flows_import_no_agent_module_at_runtime() -> None:
+    # The tree's rules are methods of the agents, so flows/ needs the agent classes only for
+    # type annotations: no import cycle between flows/ and agents/llm.py.
+    import ast
+    from pathlib import Path
+
+    import adk_rx.flows
+
+    found: list[str] = []
+    for path in Path(adk_rx.flows.__path__[0]).glob("*.py"):
+        tree = ast.parse(path.read_text())
+        checking = {
+            id(n)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for n in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and id(node) not in checking
+                and (node.module or "").startswith("adk_rx.agents")
+            ):
+                found.append(f"{path.name}: {node.module}")
+    assert found == []

@@ -31,8 +31,8 @@ from starlette.routing import Route
 
 from adk_rx.artifacts.base import USER_PREFIX
 from adk_rx.errors import ConfigurationError
+from adk_rx.rx.awaitable import gather
 
-from .aio import gather
 from .session_routes import find_session, ids_of, json_body
 from .shared import json_response, not_found, server_of
 from .validation import check_artifact_name

@@ -30,8 +30,8 @@ from starlette.routing import Route
 
 from adk_rx.errors import ConfigurationError, SessionExistsError
 from adk_rx.events import Event, EventActions
+from adk_rx.rx.awaitable import gather
 
-from .aio import gather
 from .bodies import session_json
 from .session_routes import find_session, ids_of, json_body
 from .shared import json_response, server_of

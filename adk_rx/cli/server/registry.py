@@ -32,7 +32,12 @@ from typing import Any
 from google.genai import types
 from reactivex import abc
 
-from adk_rx.errors import ConfigurationError, InvocationTimeoutError
+from adk_rx.errors import (
+    ConfigurationError,
+    InvocationTimeoutError,
+    SessionBusyError,
+    TooManyRunsError,
+)
 from adk_rx.events import Event
 from adk_rx.run_config import RunConfig
 from adk_rx.runner import Runner
@@ -45,14 +50,6 @@ from .log import InvocationLog
 __all__ = ["InvocationRegistry", "SessionBusyError", "TooManyRunsError"]
 
 _Key = tuple[str, str, str]
-
-
-class SessionBusyError(Exception):
-    """The session already has a run in this process."""
-
-
-class TooManyRunsError(Exception):
-    """``Limits.max_running`` runs are in progress."""
 
 
 def _when_session_idle(runner: Runner, key: _Key, fn: Callable[[], None]) -> None:

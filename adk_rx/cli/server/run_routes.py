@@ -14,13 +14,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from adk_rx.errors import ConfigurationError
+from adk_rx.errors import ConfigurationError, SessionBusyError, TooManyRunsError
 from adk_rx.events import Event
 from adk_rx.telemetry.propagation import continued_trace
 
 from .bodies import RunBody, parse_run_body
 from .log import InvocationLog
-from .registry import SessionBusyError, TooManyRunsError
 from .session_routes import find_session
 from .shared import json_response, not_found, runner_for, server_of, user_path
 from .sse import adk_frames, invocation_frames, sse_response

@@ -12,15 +12,12 @@ from opentelemetry.trace import TracerProvider
 
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.cli.loader import discover_apps, load_app
+from adk_rx.errors import AppNotFoundError
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.runner import Runner
 from adk_rx.sessions.base import BaseSessionService
 
 __all__ = ["AppNotFoundError", "AppRunners"]
-
-
-class AppNotFoundError(LookupError):
-    """No app of that name in the agents folder."""
 
 
 class AppRunners:

@@ -10,9 +10,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from adk_rx.errors import ConfigurationError
+from adk_rx.rx.awaitable import gather
 from adk_rx.sessions.session import Session
 
-from .aio import gather
 from .bodies import session_json
 from .shared import json_response, not_found, runner_for, server_of, user_path
 from .validation import check_artifact_name, check_id, read_json

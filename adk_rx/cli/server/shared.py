@@ -12,13 +12,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from adk_rx.cli.loader import AgentLoadError
+from adk_rx.errors import AgentLoadError, AppNotFoundError
 from adk_rx.runner import Runner
 from adk_rx.sessions.base import BaseSessionService
 
 from .limits import Limits
 from .registry import InvocationRegistry
-from .runners import AppNotFoundError, AppRunners
+from .runners import AppRunners
 
 if TYPE_CHECKING:
     from adk_rx.telemetry.span_store import SpanStore

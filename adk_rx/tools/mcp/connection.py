@@ -20,7 +20,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from adk_rx.errors import ConfigurationError
+from adk_rx.errors import ConfigurationError, McpConnectionError
 from adk_rx.tools.mcp.params import (
     ConnectionParams,
     StdioConnectionParams,
@@ -33,10 +33,6 @@ T = TypeVar("T")
 
 CONNECT_TIMEOUT = 30.0
 """Seconds a server gets to start and answer ``initialize`` (at least; more if params say)."""
-
-
-class McpConnectionError(Exception):
-    """The MCP server could not be reached or initialised."""
 
 
 class _Live:

@@ -122,28 +122,16 @@ class _Sink(Generic[T, R]):
 
     def _subscribe_inner(self, inner: Observable[R]) -> bool:
         """Subscribes ``inner``; True if it already completed (the drain goes on here)."""
-        state = [False, False]  # [completed, subscribe returned]
-
-        def completed() -> None:
-            with self._lock:
-                state[0] = True
-                resume = state[1]
-            if resume:
-                self._resume()
-
         # The handle is in place before the inner runs: a completion on another thread that
         # resumes the drain (and subscribes the next inner) can never be overwritten by it.
-        sync.subscribe_inner(
+        return sync.subscribe_stage(
             inner,
             self._observer.on_next,
             self._fail,
-            completed,
+            self._resume,
             self._scheduler,
             into=self._inner,
         )
-        with self._lock:
-            state[1] = True
-            return state[0]
 
     def _resume(self) -> None:
         item = self._next_or_idle()

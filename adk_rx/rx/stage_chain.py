@@ -1,0 +1,145 @@
+"""``StageChain``: a run made of stages, one subscription at a time, with a life cycle.
+
+A run (one invocation of the Runner) goes through stages: read the session, store the
+message, run the agent. Each stage is an Observable subscribed only once the previous one
+completed; the value it ends with (its last item) is handed to the code that builds the next
+stage. Chaining them with plain callbacks instead of ``concat``/``flat_map`` keeps the items of
+the last stage (the agent's events) crossing no extra layer on their way to the subscriber.
+
+The chain's life cycle is an Enum, guarded by one lock, so a stop that races a completion on
+another thread is decided once::
+
+    WAITING --begin()--> RUNNING --stop()--> STOPPING --settle()--> DONE
+                                 --finish()-----------------------> DONE
+    WAITING --cancel_waiting()--------------------------------------> DONE
+
+Marble diagram (``then`` builds the next stage from the last item of the one before)::
+
+    stage 1:        --s|
+    then(s) -> stage 2:  --m|
+    then(m) -> stage 3:       --e1--e2|
+    chain (items of the stages given an ``on_next``):  ----------e1--e2|
+
+A stage that fails, or a ``then`` that raises, goes to the chain's ``on_fail`` (once, and
+only while RUNNING); after a stop no further stage is subscribed and late items are dropped.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from enum import Enum
+from typing import Any, TypeVar
+
+from reactivex import Observable
+from reactivex.disposable import SerialDisposable
+
+from adk_rx.rx import sync
+
+__all__ = ["RunState", "StageChain"]
+
+T = TypeVar("T")
+
+
+class RunState(Enum):
+    """Where a chain is in its life cycle."""
+
+    WAITING = "waiting"  # not started (e.g. queued behind another run)
+    RUNNING = "running"  # stages are being subscribed
+    STOPPING = "stopping"  # stopped or failed; cleanup in progress
+    DONE = "done"  # over: nothing more happens
+
+
+class StageChain:
+    """Subscribes stages one after another while the chain is RUNNING.
+
+    Args:
+        on_fail: called once with the first error of a stage (or of the code between
+            stages) while the chain is running.
+    """
+
+    __slots__ = ("_lock", "_on_fail", "body", "state")
+
+    def __init__(self, on_fail: Callable[[Exception], None]) -> None:
+        self._lock = threading.Lock()
+        self._on_fail = on_fail
+        self.state = RunState.WAITING
+        self.body = SerialDisposable()  # the stage subscribed now
+
+    @property
+    def is_running(self) -> bool:
+        """True while stages may still be subscribed and their items delivered."""
+        return self.state is RunState.RUNNING
+
+    # -- life cycle: each transition happens once, whoever calls it first -------------------
+    def _move(self, expected: RunState, to: RunState) -> bool:
+        with self._lock:
+            if self.state is not expected:
+                return False
+            self.state = to
+            return True
+
+    def begin(self) -> bool:
+        """WAITING -> RUNNING; False if the chain was cancelled while it waited."""
+        return self._move(RunState.WAITING, RunState.RUNNING)
+
+    def cancel_waiting(self) -> RunState:
+        """WAITING -> DONE; returns the state found (only WAITING means it was cancelled)."""
+        with self._lock:
+            found = self.state
+            if found is RunState.WAITING:
+                self.state = RunState.DONE
+            return found
+
+    def stop(self) -> bool:
+        """RUNNING -> STOPPING; True for the one caller that stopped it."""
+        return self._move(RunState.RUNNING, RunState.STOPPING)
+
+    def finish(self) -> bool:
+        """RUNNING -> DONE (the last stage completed); True for the one caller that did."""
+        return self._move(RunState.RUNNING, RunState.DONE)
+
+    def settle(self) -> None:
+        """STOPPING -> DONE, once the cleanup after a stop is over."""
+        with self._lock:
+            self.state = RunState.DONE
+
+    # -- stages ---------------------------------------------------------------------------
+    def step(
+        self,
+        build: Callable[[], Observable[T]],
+        then: Callable[[Any], None],
+        on_next: Callable[[T], None] | None = None,
+    ) -> None:
+        """Subscribes ``build()`` as the current stage; ``then(last item or None)`` follows it.
+
+        With ``on_next`` every item goes there (and ``then`` gets None).
+        """
+        if self.state is not RunState.RUNNING:
+            return
+        last: list[Any] = [None]
+
+        def keep(value: T) -> None:
+            last[0] = value
+
+        def completed() -> None:
+            if self.state is not RunState.RUNNING:
+                return
+            try:
+                then(last[0])
+            except Exception as exc:
+                self.fail(exc)
+
+        try:
+            source = build()
+        except Exception as exc:
+            self.fail(exc)
+            return
+        # Each stage runs inside the chain owner's guarded subscription: no extra wrapper. Its
+        # handle goes into ``body`` before it is subscribed, so a stop that comes while it is
+        # still producing inside subscribe() reaches it.
+        sync.subscribe_inner(source, on_next or keep, self.fail, completed, into=self.body)
+
+    def fail(self, error: Exception) -> None:
+        """Reports ``error`` to ``on_fail`` (the chain's owner decides how it stops)."""
+        self._on_fail(error)

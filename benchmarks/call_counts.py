@@ -1,0 +1,160 @@
+"""Function calls per turn: how much Python a turn runs, which timing noise cannot blur.
+
+    python benchmarks/call_counts.py
+
+Counts, with ``sys.setprofile``, every Python and C function call made while one turn runs
+through ``Runner.run_async`` (on a fresh in-memory session, subscribed until it completes),
+for a text turn and for a tool turn (the model calls ``add``, then answers). The scripted
+model's own calls (its functions, and the builtins they call) are not counted: the figure is
+the runtime's. The counts are exact and repeat from run to run, after one warm-up turn.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+from google.genai import types
+from reactivex.scheduler import ThreadPoolScheduler
+
+from adk_rx import InMemorySessionService, LlmAgent, Runner
+from adk_rx.models import LlmResponse
+from adk_rx.testing import ScriptedLlm
+
+GOOGLE_ADK = {"text turn": 5_700, "tool turn": 12_300}  # google-adk 2.13, same turns
+AIMS = {"text turn": 230, "tool turn": 620}
+
+
+def add(a: int, b: int) -> int:
+    """Adds two integers."""
+    return a + b
+
+
+class _Profiler:
+    """A profile function on every thread (installed before any worker thread starts) that
+    counts only while ``active`` is set."""
+
+    def __init__(self, fake_files: frozenset[str]) -> None:
+        self.fake_files = fake_files
+        self.active = False
+        self.per_thread: dict[int, int] = {}
+        self.where: Counter[str] | None = None
+
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+        if not self.active:
+            return
+        if event == "call":
+            code = frame.f_code
+            if code.co_filename in self.fake_files:
+                return
+            name = f"{code.co_filename.rsplit('/', 2)[-1]}:{code.co_name}"
+        elif event == "c_call":
+            if frame.f_code.co_filename in self.fake_files:
+                return
+            name = f"C {getattr(arg, '__qualname__', arg)}"
+        else:
+            return
+        ident = threading.get_ident()
+        self.per_thread[ident] = self.per_thread.get(ident, 0) + 1
+        if self.where is not None:
+            self.where[name] += 1
+
+    def install(self) -> None:
+        threading.setprofile(self)
+        sys.setprofile(self)
+
+    def remove(self) -> None:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+
+    def count(self, start: Callable[[threading.Event], object], where: Counter[str] | None) -> int:
+        """Calls made, on any thread, from ``start(done)`` until ``done`` is set."""
+        done = threading.Event()
+        self.per_thread = {}
+        self.where = where
+        self.active = True
+        try:
+            start(done)
+            done.wait(10)
+        finally:
+            self.active = False
+        if not done.is_set():
+            raise SystemExit("the turn did not complete")
+        return sum(self.per_thread.values())
+
+
+def _turn(runner: Runner, service: InMemorySessionService, message: types.Content) -> Callable:
+    session = service.create_session(app_name="bench", user_id="u").run()
+
+    def start(done: threading.Event) -> None:
+        failures: list[Exception] = []
+
+        def failed(exc: Exception) -> None:
+            failures.append(exc)
+            done.set()
+
+        runner.run_async(user_id="u", session_id=session.id, new_message=message).subscribe(
+            on_error=failed, on_completed=done.set
+        )
+
+    return start
+
+
+def _tool_script(turns: int) -> list[object]:
+    script: list[object] = []
+    for n in range(turns):
+        call = types.FunctionCall(name="add", args={"a": n, "b": 1})
+        content = types.Content(role="model", parts=[types.Part(function_call=call)])
+        script += [LlmResponse(content=content), f"the sum is {n + 1}"]
+    return script
+
+
+def counts(where: dict[str, Counter[str]] | None = None) -> dict[str, int]:
+    """Calls per text turn and per tool turn (each after one warm-up turn)."""
+    import adk_rx.testing.scripted as scripted
+
+    fake = frozenset({scripted.__file__})
+    message = types.Content(role="user", parts=[types.Part(text="hello")])
+    result: dict[str, int] = {}
+    profiler = _Profiler(fake)
+    profiler.install()  # before the pools below start their threads
+    for label, llm, tools in (
+        ("text turn", ScriptedLlm([LlmResponse.text(f"reply {i}") for i in range(2)]), []),
+        ("tool turn", ScriptedLlm(_tool_script(2)), [add]),
+    ):
+        agent = LlmAgent(name="bench_agent", model=llm, instruction="Answer.", tools=tools)
+        service = InMemorySessionService()
+        # A pool of its own, started while counting, so its thread is counted too.
+        pool = ThreadPoolScheduler(1)
+        runner = Runner(app_name="bench", agent=agent, session_service=service, io_scheduler=pool)
+        warm = threading.Event()
+        _turn(runner, service, message)(warm)  # warm-up: lazy imports and caches
+        warm.wait(10)
+        counter: Counter[str] | None = Counter() if where is not None else None
+        result[label] = profiler.count(_turn(runner, service, message), counter)
+        if where is not None and counter is not None:
+            where[label] = counter
+    profiler.remove()
+    return result
+
+
+def main() -> None:
+    verbose = "-v" in sys.argv
+    where: dict[str, Counter[str]] | None = {} if verbose else None
+    found = counts(where)
+    print(f"{'calls per turn':<16}{'adk_rx':>8}{'google-adk 2.13':>17}{'aim':>7}")
+    for label, n in found.items():
+        print(f"{label:<16}{n:>8,}{GOOGLE_ADK[label]:>17,}{AIMS[label]:>7,}")
+    if where is not None:
+        for label, counter in where.items():
+            print(f"\n{label}: most frequent")
+            for name, n in counter.most_common(40):
+                print(f"{n:>6}  {name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""concat_map_direct: concat_map whose mapper may answer with items instead of an Observable."""
+
+from __future__ import annotations
+
+import sys
+
+import reactivex as rx
+from reactivex.testing import ReactiveTest, TestScheduler
+
+from adk_rx.rx.concat_map_direct import concat_map_direct
+from adk_rx.rx.sync import items
+
+on_next, on_completed, on_error = (
+    ReactiveTest.on_next,
+    ReactiveTest.on_completed,
+    ReactiveTest.on_error,
+)
+
+
+def test_tuples_are_emitted_at_once_and_an_inner_holds_back_later_items() -> None:
+    # source:               --a-----b-----c--|
+    # mapper(b) = inner           -------b1---b2|   (c waits for the inner)
+    # concat_map_direct:    --a'----b1---b2-c'-|
+    scheduler = TestScheduler()
+    source = scheduler.create_hot_observable(
+        on_next(210, "a"), on_next(220, "b"), on_next(230, "c"), on_completed(240)
+    )
+    inner = scheduler.create_cold_observable(on_next(15, "b1"), on_next(20, "b2"), on_completed(25))
+    arrived: list[tuple[int, str]] = []
+
+    def mapper(item: str) -> rx.Observable[str] | tuple[str, ...]:
+        return inner if item == "b" else (item + "'",)
+
+    result = scheduler.start(
+        lambda: source.pipe(
+            concat_map_direct(mapper, on_arrival=lambda x: arrived.append((scheduler.clock, x)))
+        )
+    )
+    assert result.messages == [
+        on_next(210, "a'"),
+        on_next(235, "b1"),
+        on_next(240, "b2"),
+        on_next(245, "c'"),
+        on_completed(245),
+    ]
+    assert arrived == [(210, "a"), (220, "b"), (230, "c")]  # on arrival, before its turn
+
+
+def test_an_error_of_the_mapper_or_of_an_inner_ends_the_stream() -> None:
+    errors: list[str] = []
+
+    def mapper(item: int) -> rx.Observable[int] | tuple[int, ...]:
+        if item == 2:
+            return rx.throw(ValueError("inner"))
+        return (item,)
+
+    got: list[object] = []
+    items([1, 2, 3]).pipe(concat_map_direct(mapper)).subscribe(
+        got.append, lambda e: errors.append(str(e))
+    )
+    assert got == [1]
+    assert errors == ["inner"]
+
+
+def test_a_long_synchronous_source_does_not_grow_the_stack() -> None:
+    count = sys.getrecursionlimit() * 2
+    got: list[int] = []
+    items(list(range(count))).pipe(concat_map_direct(lambda i: items([i]))).subscribe(got.append)
+    assert got == list(range(count))
+
+
+def test_disposing_stops_the_inner_and_drops_queued_items() -> None:
+    scheduler = TestScheduler()
+    source = scheduler.create_hot_observable(on_next(210, 1), on_next(220, 2), on_completed(230))
+    inner = scheduler.create_cold_observable(on_next(50, "late"), on_completed(60))
+    result = scheduler.start(lambda: source.pipe(concat_map_direct(lambda _: inner)), disposed=240)
+    assert result.messages == []
+    assert inner.subscriptions == [ReactiveTest.subscribe(210, 240)]
