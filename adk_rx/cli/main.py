@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -97,6 +98,22 @@ def build_parser() -> argparse.ArgumentParser:
                 help="the page to serve: adk-rx's own (default) or google-adk's dev UI at "
                 '/dev-ui/ (needs google-adk: pip install "adk_rx[compat]")',
             )
+        server.add_argument(
+            "--session-service-uri",
+            metavar="URL",
+            default=os.environ.get("ADK_RX_SESSION_SERVICE_URI") or None,
+            help="where sessions live: sqlite:///PATH, postgresql://USER@HOST:PORT/DB (shared "
+            "by several server processes) or memory://; default .adk_rx/sessions.db (env "
+            "ADK_RX_SESSION_SERVICE_URI)",
+        )
+        server.add_argument(
+            "--broker-url",
+            metavar="URL",
+            default=os.environ.get("ADK_RX_BROKER_URL") or None,
+            help="redis://HOST:PORT/DB: invocations stream, cancel and recover through Redis "
+            "so several server processes serve the same sessions (needs the server extra; env "
+            "ADK_RX_BROKER_URL)",
+        )
         _otlp_argument(server)
         add_limit_options(server)
 
@@ -159,6 +176,8 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             allow_origins=args.allow_origins,
             otlp_endpoint=args.otlp_endpoint,
             limits=limits_from_args(args),
+            session_service_uri=args.session_service_uri,
+            broker_url=args.broker_url,
         )
     except AdkRxError as exc:  # e.g. --ui google-adk without google-adk, no otel extra
         print(f"adk-rx: {exc}", file=sys.stderr)

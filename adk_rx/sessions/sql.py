@@ -292,6 +292,21 @@ class SqlSessionService(BaseSessionService):
         """
         return self._turns.lock((app_name, user_id, session_id))
 
+    def try_lock_session(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> abc.DisposableBase | None:
+        """Takes the session's turn lock without waiting (a blocking call, run it off the
+        event loop): a handle to dispose, or None when another process holds the lock.
+
+        On PostgreSQL a run of this process on the session then takes the lock at once
+        (the lock is re-entrant within the process); on SQLite the handle holds nothing.
+        Servers use it to answer "busy" instead of queueing behind another process.
+
+        Raises:
+            StoreError: the database failed.
+        """
+        return self._turns.try_lock((app_name, user_id, session_id))
+
     def close(self) -> None:
         """Closes the pooled database connections."""
         self._turns.dispose()

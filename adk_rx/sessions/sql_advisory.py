@@ -177,6 +177,18 @@ class AdvisoryLocks:
 
         return rx_create(subscribe)
 
+    def try_lock(self, lock_id: int) -> abc.DisposableBase | None:
+        """Takes ``lock_id`` without waiting (blocking call): a handle, or None when another
+        process holds it. Locks of this process are re-entrant, so a run of this process
+        that takes the same lock afterwards gets it at once.
+
+        Raises:
+            StoreError: the lock statement failed.
+        """
+        if not self._try(lock_id):
+            return None
+        return Disposable(lambda: self._unlock(lock_id))
+
     def dispose(self) -> None:
         """Closes the lock connection (which drops every lock it holds)."""
         with self._guard:

@@ -199,6 +199,18 @@ class TurnLocks:
 
         return rx_create(subscribe)
 
+    def try_lock(self, key: _Key) -> abc.DisposableBase | None:
+        """PostgreSQL: takes the turn lock of ``key`` without waiting (blocking call); None
+        when another process holds it. SQLite: always a no-op handle (the in-process
+        check of the caller is all there is to do without waiting).
+
+        Raises:
+            StoreError: the lock statement failed.
+        """
+        if self._advisory is None:
+            return Disposable()
+        return self._advisory.try_lock(lock_key(key))
+
     def dispose(self) -> None:
         """Closes the lock connection (PostgreSQL)."""
         if self._advisory is not None:

@@ -42,7 +42,9 @@ from .trace_index import TraceIndex
 if TYPE_CHECKING:
     from adk_rx.telemetry.span_store import SpanStore
 
-__all__ = ["create_app", "serve"]
+    from .broker import Broker
+
+__all__ = ["create_app", "serve", "session_service_from_uri"]
 
 STATE_DIR = ".adk_rx"
 PAGE = Path(__file__).resolve().parent.parent / "static" / "index.html"
@@ -86,6 +88,7 @@ def create_app(
     tracer_provider: TracerProvider | None = None,
     meter_provider: MeterProvider | None = None,
     span_store: SpanStore | None = None,
+    broker: Broker | None = None,
 ) -> Starlette:
     """The HTTP app serving the apps of ``agents_dir``.
 
@@ -111,6 +114,9 @@ def create_app(
             (the dev UI of an installed google-adk package, at ``/dev-ui/``).
         allow_origins: other origins whose pages may call the API (CORS); see
             :mod:`adk_rx.cli.server.cors`. Off by default.
+        broker: Redis, shared with the other server processes that serve the same
+            sessions (see :mod:`adk_rx.cli.server.broker`); its tasks start and stop with
+            the app. Without one, invocations are served by the process that runs them.
 
     Raises:
         ConfigurationError: an unknown ``ui``, or ``"google-adk"`` without google-adk.
@@ -144,15 +150,31 @@ def create_app(
         meter_provider=meter_provider,
     )
     server = Server(
-        runners=runners, registry=registry, limits=limits, web=web, span_store=span_store
+        runners=runners,
+        registry=registry,
+        limits=limits,
+        web=web,
+        span_store=span_store,
+        broker=broker,
     )
+    liveness = None
+    if broker is not None:
+        from .broker_liveness import Liveness
+
+        liveness = Liveness(
+            broker, registry, session_service, getattr(session_service, "try_lock_session", None)
+        )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        if liveness is not None:
+            liveness.start()
         yield
         # Runs still going get SHUTDOWN_GRACE seconds to end; the rest are cancelled, so
         # their sessions record CANCELLED. Off the loop: the runs may need it to end.
         await asyncio.to_thread(runners.close, SHUTDOWN_GRACE)
+        if broker is not None and liveness is not None:
+            await broker.close(farewell=liveness.stop)  # publishers write their ends first
 
     app = Starlette(
         routes=[
@@ -184,6 +206,29 @@ def create_app(
     return app
 
 
+def session_service_from_uri(uri: str) -> BaseSessionService:
+    """The session service a ``--session-service-uri`` names.
+
+    ``memory://`` keeps sessions in this process; ``sqlite:///PATH`` and
+    ``postgresql://...`` (several server processes share one PostgreSQL database) go to
+    :class:`SqlSessionService`.
+
+    Raises:
+        ConfigurationError: any other scheme.
+    """
+    scheme = uri.partition(":")[0].lower()
+    if scheme == "memory":
+        from adk_rx.sessions.in_memory import InMemorySessionService
+
+        return InMemorySessionService()
+    if scheme.split("+")[0] in ("sqlite", "postgresql", "postgres"):
+        return SqlSessionService(uri)
+    raise ConfigurationError(
+        f"the session service URI must be memory://, sqlite:///PATH or postgresql://..., "
+        f"got {uri!r}"
+    )
+
+
 def _env_tokens() -> dict[str, str] | None:
     raw = os.environ.get("ADK_RX_TOKENS", "").strip()
     if not raw:
@@ -201,8 +246,14 @@ def serve(
     allow_origins: Iterable[str] | None = None,
     otlp_endpoint: str | None = None,
     limits: Limits | None = None,
+    session_service_uri: str | None = None,
+    broker_url: str | None = None,
 ) -> None:
     """Runs the server on uvicorn until interrupted.
+
+    ``session_service_uri`` (see :func:`session_service_from_uri`; default SQLite under
+    ``.adk_rx``) and ``broker_url`` (``redis://HOST:PORT/DB``; ``ADK_RX_BROKER_PREFIX`` sets
+    the key prefix) let several server processes serve the same sessions.
 
     The Host check allows the loopback names and ``host`` (unless it is a wildcard
     address); ``ADK_RX_ALLOWED_HOSTS`` (comma-separated) adds names, e.g. the machine's
@@ -220,6 +271,12 @@ def serve(
     allowed.extend(name.strip() for name in extra.split(",") if name.strip())
     from adk_rx.telemetry.setup import setup_sdk
 
+    session_service = session_service_from_uri(session_service_uri) if session_service_uri else None
+    broker = None
+    if broker_url:
+        from .broker import Broker
+
+        broker = Broker(broker_url, prefix=os.environ.get("ADK_RX_BROKER_PREFIX") or "adk_rx")
     sdk = setup_sdk(otlp_endpoint=otlp_endpoint, keep_spans=True)
     if sdk is not None:
         sdk.install_globally()  # a tool's own spans go to the same place
@@ -234,6 +291,8 @@ def serve(
         meter_provider=sdk.meter_provider if sdk is not None else None,
         span_store=sdk.span_store if sdk is not None else None,
         limits=limits,
+        session_service=session_service,
+        broker=broker,
     )
     try:
         uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)

@@ -16,12 +16,15 @@ from starlette.routing import Route
 
 from adk_rx.errors import ConfigurationError, SessionBusyError, TooManyRunsError
 from adk_rx.events import Event
+from adk_rx.runner import Runner
 from adk_rx.telemetry.propagation import continued_trace
 
 from .bodies import RunBody, parse_run_body
+from .broker import RemoteInvocation
+from .cluster import hold_turn, release_turn, release_when_done
 from .log import InvocationLog
 from .session_routes import find_session
-from .shared import json_response, not_found, runner_for, server_of, user_path
+from .shared import Server, json_response, not_found, runner_for, server_of, user_path
 from .sse import adk_frames, invocation_frames, sse_response
 from .validation import check_id, parse_cursor, read_json
 
@@ -40,6 +43,22 @@ async def _start(request: Request, body: RunBody) -> InvocationLog:
     server = server_of(request)
     runner = await runner_for(request, body.app_name)
     await find_session(request, body.app_name, body.user_id, body.session_id)
+    held = await hold_turn(server, body.app_name, body.user_id, body.session_id)
+    try:
+        log = await _start_here(request, server, runner, body)
+    except BaseException:
+        await release_turn(held)
+        raise
+    if held is not None:
+        release_when_done(log, held)
+    if server.broker is not None:
+        server.broker.publish(log)
+    return log
+
+
+async def _start_here(
+    request: Request, server: Server, runner: Runner, body: RunBody
+) -> InvocationLog:
     try:
         with continued_trace(request.headers):  # the run is scheduled in the caller's trace
             log = server.registry.start(
@@ -127,16 +146,25 @@ async def start_invocation(request: Request) -> Response:
     return json_response(_status(log), 202, headers={"Location": url})
 
 
-def _log(request: Request) -> InvocationLog:
-    """The invocation named in the path; 404 unless it belongs to the path's session."""
+async def _log(request: Request) -> InvocationLog | RemoteInvocation:
+    """The invocation named in the path, run here or (with a broker) by another server;
+    404 unless it belongs to the path's session."""
     ids = _path_ids(request)
-    log = server_of(request).registry.get(request.path_params["iid"])
-    if log is None or log.key != (ids["app_name"], ids["user_id"], ids["session_id"]):
+    key = (ids["app_name"], ids["user_id"], ids["session_id"])
+    server = server_of(request)
+    log = server.registry.get(request.path_params["iid"])
+    if log is None and server.broker is not None:
+        remote = await server.broker.find(check_id(request.path_params["iid"], "the invocation id"))
+        if remote is not None and remote.key == key:
+            return remote
+    if log is None or log.key != key:
         raise not_found("invocation")
     return log
 
 
-def _status(log: InvocationLog) -> dict[str, Any]:
+def _status(log: InvocationLog | RemoteInvocation) -> dict[str, Any]:
+    if isinstance(log, RemoteInvocation):
+        return log.status_dict()
     return {
         "invocation_id": log.invocation_id,
         "status": log.status,
@@ -155,23 +183,44 @@ async def list_invocations(request: Request) -> Response:
 
 
 async def invocation_status(request: Request) -> Response:
-    return json_response(_status(_log(request)))
+    return json_response(_status(await _log(request)))
 
 
 async def invocation_events(request: Request) -> Response:
     """SSE from the event after cursor ``after`` (or ``Last-Event-ID``); ends with ``end``."""
-    log = _log(request)
+    log = await _log(request)
     raw = request.query_params.get("after") or request.headers.get("last-event-id") or "0"
     after = parse_cursor(raw)
-    limits = server_of(request).limits
+    server = server_of(request)
+    limits = server.limits
+    if isinstance(log, RemoteInvocation):
+        assert server.broker is not None
+        frames = server.broker.frames(
+            log.invocation_id, after, limits.heartbeat, limits.batch_events
+        )
+        return sse_response(frames)
     return sse_response(invocation_frames(log, after, limits.heartbeat, limits.batch_events))
 
 
 async def cancel_invocation(request: Request) -> Response:
     """202 when the cancel started; 200 with the final status when the run had ended."""
-    log = _log(request)
+    log = await _log(request)
+    if isinstance(log, RemoteInvocation):
+        return await remote_cancel(server_of(request), log)
     started = server_of(request).registry.cancel(log)
     return json_response(_status(log), 202 if started else 200)
+
+
+async def remote_cancel(server: Server, log: RemoteInvocation) -> Response:
+    """Asks the owner through the broker: 202, or 200 with the status when it had ended."""
+    if log.finished_at is not None:
+        return json_response(_status(log), 200)
+    assert server.broker is not None
+    try:
+        await server.broker.cancel(log.invocation_id)
+    except Exception as exc:
+        raise HTTPException(503, f"the cancel could not be passed on: {exc}") from exc
+    return json_response(_status(log), 202)
 
 
 _INVOCATIONS = "/apps/{app}/users/{user}/sessions/{sid}/invocations"

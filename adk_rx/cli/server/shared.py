@@ -23,6 +23,8 @@ from .runners import AppRunners
 if TYPE_CHECKING:
     from adk_rx.telemetry.span_store import SpanStore
 
+    from .broker import Broker
+
 __all__ = ["Server", "json_response", "not_found", "runner_for", "server_of", "user_path"]
 
 
@@ -35,6 +37,7 @@ class Server:
     limits: Limits
     web: bool
     span_store: SpanStore | None = None  # recent spans, when the OpenTelemetry SDK is set up
+    broker: Broker | None = None  # Redis, when several server processes share the sessions
 
     @property
     def sessions(self) -> BaseSessionService:
