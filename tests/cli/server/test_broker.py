@@ -12,7 +12,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from adk_rx import SqlSessionService
+from adk_rx import InMemorySessionService, SqlSessionService
+from adk_rx.cli.main import build_parser
+from adk_rx.cli.server.app import session_service_from_uri
+from adk_rx.cli.server.broker import Broker
+from adk_rx.errors import ConfigurationError
 from tests.cli.server.redis_support import key_prefix, kill_connections, redis_url
 from tests.cli.server_process import ServerProcess, api_server_process
 from tests.cli.server_support import Frame, parse_frames, unique_app, user_text, write_agents
@@ -170,3 +174,15 @@ def test_dropped_redis_connections_neither_fail_the_run_nor_lose_readers(tmp_pat
         last = stored_events(database, app, "s4")[-1]
         assert last.text() == "".join(f"tok{i} " for i in range(150))
         assert a.is_alive() and b.is_alive()
+
+
+def test_the_flags_are_in_help_and_bad_urls_are_refused_clearly(capsys) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["api-server", "--help"])
+    text = capsys.readouterr().out
+    assert "--session-service-uri" in text and "--broker-url" in text
+    with pytest.raises(ConfigurationError, match="memory://"):
+        session_service_from_uri("ftp://example/sessions")
+    with pytest.raises(ConfigurationError, match="redis://"):
+        Broker("http://127.0.0.1:6379")
+    assert isinstance(session_service_from_uri("memory://"), InMemorySessionService)
