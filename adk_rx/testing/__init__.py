@@ -1,5 +1,7 @@
-"""Testing kit: a scripted model, readable event sequences, service conformance suites."""
+"""Testing kit: a scripted model, a tree copy that uses it, readable event sequences, and
+service conformance suites."""
 
+from adk_rx.testing.agent_copy import with_model
 from adk_rx.testing.conformance import SESSION_SERVICE_CHECKS, check_session_service
 from adk_rx.testing.scripted import ScriptedLlm
 from adk_rx.testing.scripted_live import ScriptedLiveLlm
@@ -12,4 +14,5 @@ __all__ = [
     "check_session_service",
     "simplify_content",
     "simplify_events",
+    "with_model",
 ]
