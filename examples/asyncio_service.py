@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -22,9 +23,20 @@ from adk_rx import LlmAgent, LlmResponse, Runner, SqlSessionService
 from adk_rx.testing import ScriptedLlm
 
 
+_running = [0, 0]  # lookups running now, most at once
+_lock = threading.Lock()
+
+
 def slow_lookup(city: str) -> dict[str, str]:
     """Looks a city's weather up (a blocking call of 0.2 s)."""
-    time.sleep(0.2)
+    with _lock:
+        _running[0] += 1
+        _running[1] = max(_running)
+    try:
+        time.sleep(0.2)
+    finally:
+        with _lock:
+            _running[0] -= 1
     return {"city": city, "sky": "sunny"}
 
 
@@ -89,7 +101,8 @@ async def main() -> dict[str, object]:
         service.sessions.close()
     return {
         "answers": answers,
-        "three tool calls of 0.2 s took": f"{elapsed:.2f} s (concurrent)",
+        "three tool calls of 0.2 s took": f"{elapsed:.2f} s",
+        "most lookups running at once": _running[1],
         "dee's request timed out": cancelled,
         "dee's session ends with": dee.events[-1].error_code if dee else None,
     }

@@ -75,5 +75,4 @@ def test_asyncio_service_runs_requests_concurrently_and_cancels_one_by_timeout()
     assert "answers: ['It is sunny.', 'It is sunny.', 'It is sunny.']" in out
     assert "dee's request timed out: True" in out
     assert "dee's session ends with: CANCELLED" in out
-    took = float(out.split("took: ", 1)[1].split(" s", 1)[0])
-    assert took < 0.6  # three 0.2 s tools, not one after the other
+    assert "most lookups running at once: 1\n" not in out  # the tools overlapped
