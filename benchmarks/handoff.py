@@ -11,6 +11,7 @@ installed).
 from __future__ import annotations
 
 import statistics
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -90,6 +91,7 @@ def pull_iterable(n: int) -> float:
 
 
 def median_rate(run: Callable[[int], float], n: int) -> float:
+    print(f"... {run.__name__}: {RUNS} runs of {n:,} items", file=sys.stderr, flush=True)
     return statistics.median(n / run(n) for _ in range(RUNS))
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import sqlalchemy as sa
 from google.genai import types
 from reactivex import operators as ops
+from report import progress
 
 from adk_rx import GetSessionConfig, InMemorySessionService, LlmAgent, LlmResponse, Runner
 from adk_rx.events import Event
@@ -137,13 +138,16 @@ def _measure(name: str, make: Callable[[], BaseSessionService]) -> tuple[str, fl
 
 
 def main() -> None:
+    progress("in-memory store")
     rows = [_measure("in-memory (reference)", InMemorySessionService)]
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        progress("SQLite store")
         rows.append(_measure("SQLite (file, WAL)", lambda: SqlSessionService(url)))
     postgres = os.environ.get("ADK_RX_TEST_POSTGRES_URL", "").strip()
     if postgres:
         with _postgres_schema(postgres) as url:
+            progress("PostgreSQL store")
             rows.append(_measure("PostgreSQL", lambda: SqlSessionService(url)))
     else:
         print("PostgreSQL skipped: set ADK_RX_TEST_POSTGRES_URL to include it", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Streaming and concurrency figures of the Runner, with google-adk 2.13's for comparison.
+"""Streaming and concurrency figures of the Runner, beside google-adk 2.13's (quoted).
 
     PYTHONPATH=. python benchmarks/streaming.py
 
@@ -10,7 +10,9 @@ Prints medians of 5 runs:
   * chunks a 10,000-chunk stream produces after ``dispose()`` (async generator and thread);
   * the thread hand-off rows of ``benchmarks/handoff.py``: stock ``observe_on`` against
     ``observe_on_bounded``.
-Model responses are built before timing, so the figures are the runtime's own cost.
+Model responses are built before timing, so the figures are the runtime's own cost. Progress
+goes to stderr; each aim gets a verdict. The google-adk figures are quoted from an earlier
+measurement, not measured by this script (see ``report.QUOTED``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 
 from google.genai import types
 from reactivex import Observable
+from report import QUOTED, print_table, progress, repeat, verdict
 
 from adk_rx import InMemoryRunner, LlmAgent, LlmResponse, RunConfig, StreamingMode
 from adk_rx.models.llm_request import LlmRequest
@@ -41,6 +44,7 @@ MODEL_WAIT = 0.05
 STOP_CHUNKS = 10_000
 SSE = RunConfig(streaming_mode=StreamingMode.SSE)
 
+# Quoted, not measured here (see report.QUOTED).
 GOOGLE_ADK_EVENTS_PER_S = 4_273
 GOOGLE_ADK_CONCURRENT_S = 3.75
 
@@ -197,33 +201,33 @@ def _handoff_rows() -> list[tuple[str, str, str, str]]:
 
 
 def main() -> None:
+    progress("warm-up")
     sse_events_per_second()  # warm-up: imports, first-use caches
-    rate = _median(sse_events_per_second)
-    concurrent = _median(concurrent_seconds)
-    after_async = statistics.median(chunks_after_dispose("async") for _ in range(RUNS))
-    after_thread = statistics.median(chunks_after_dispose("thread") for _ in range(RUNS))
+    rate = statistics.median(repeat("SSE events/s", sse_events_per_second, RUNS))
+    concurrent = statistics.median(repeat("1,000 concurrent invocations", concurrent_seconds, RUNS))
+    after_async = statistics.median(
+        repeat("chunks after dispose (async)", lambda: chunks_after_dispose("async"), RUNS)
+    )
+    after_thread = statistics.median(
+        repeat("chunks after dispose (thread)", lambda: chunks_after_dispose("thread"), RUNS)
+    )
+    progress("thread hand-off (benchmarks/handoff.py)")
+    # (measure, median, value for the aim, reference, aim)
     rows = [
-        (
-            "SSE events/s (1,000 chunks)",
-            f"{rate:,.0f}",
-            f"{rate / GOOGLE_ADK_EVENTS_PER_S:.0f}x google-adk 2.13 (4,273)",
-            ">= 300,000",
-        ),
-        (
-            "1,000 concurrent 50 ms invocations, s",
-            f"{concurrent:.3f}",
-            f"{GOOGLE_ADK_CONCURRENT_S / concurrent:.1f}x faster than google-adk (3.75 s)",
-            "<= 0.25",
-        ),
-        ("chunks after dispose, async generator", f"{after_async:.0f}", "", "<= 1"),
-        ("chunks after dispose, thread", f"{after_thread:.0f}", "", "<= 1"),
-        *_handoff_rows(),
-    ]
-    width = max(len(r[0]) for r in rows)
-    print(f"{'measure':<{width}}  {'median':>14}  {'ratio':<44}  aim")
-    for name, value, ratio, aim in rows:
-        print(f"{name:<{width}}  {value:>14}  {ratio:<44}  {aim}")
+        ("SSE events/s (1,000 chunks)", f"{rate:,.0f}", rate,
+         f"4,273 (quoted); {rate / GOOGLE_ADK_EVENTS_PER_S:.0f}x", ">= 300,000"),
+        ("1,000 concurrent 50 ms invocations, s", f"{concurrent:.3f}", concurrent,
+         f"3.75 s (quoted); {GOOGLE_ADK_CONCURRENT_S / concurrent:.1f}x", "<= 0.25"),
+        ("chunks after dispose, async generator", f"{after_async:.0f}", after_async, "", "<= 1"),
+        ("chunks after dispose, thread", f"{after_thread:.0f}", after_thread, "", "<= 1"),
+        *((name, value, 0.0, ratio, aim) for name, value, ratio, aim in _handoff_rows()),
+    ]  # fmt: skip
+    print_table(
+        ("measure", "median", "google-adk 2.13 / ratio", "aim", "verdict"),
+        [(name, text, ref, aim, verdict(value, aim)) for name, text, value, ref, aim in rows],
+    )
     print(f"(medians of {RUNS} runs)")
+    print(f"({QUOTED})")
 
 
 if __name__ == "__main__":
