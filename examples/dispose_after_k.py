@@ -7,6 +7,14 @@ chunks the producer made after the dispose (adk_rx stops a sync producer at its 
 whether its ``finally`` ran, and what the session stored: no partial event, and a
 ``CANCELLED`` record saying where the invocation stopped.
 
+What to expect: with a large K the producer makes no chunk after the dispose. With a small
+K (1, 5) it may make some dozens: the K-th event reaches the subscriber on the producer's
+thread before ``subscribe()`` has returned on the caller's thread, and RxPY applies a
+disposal that arrives before the subscription is assigned only once ``subscribe()``
+returns; until then a fast producer on another thread keeps going (its chunks are dropped,
+nothing is stored). Subscribing first and disposing from the caller's thread (or from an
+``on_next`` after ``subscribe()`` returned) stops it at its next item.
+
 Run: ``python examples/dispose_after_k.py [K]`` (default 5).
 """
 
