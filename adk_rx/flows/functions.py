@@ -29,6 +29,7 @@ from adk_rx.flows.tool_call import NO_RESPONSE, Call, run_call, tool_result_dict
 from adk_rx.flows.tool_errors import TRACEBACKS_KEY
 from adk_rx.flows.tool_progress import connect_progress, with_progress
 from adk_rx.run_config import ToolExecutionMode
+from adk_rx.rx.concat_map_direct import concat_map_direct
 from adk_rx.rx.sync import items as rx_items
 
 if TYPE_CHECKING:
@@ -80,8 +81,9 @@ def handle_function_calls(
 def _handle(agent: LlmAgent, ctx: InvocationContext, items: list[Call]) -> Observable[Event]:
     collected: Observable[list[Any]]
     if len(items) == 1:  # called at subscribe time (by the flow's defer): run it now
-        collected = run_call(agent, ctx, items[0]).pipe(ops.map(lambda result: [result]))
-        return collected.pipe(ops.flat_map(lambda results: _events(agent, ctx, items, results)))
+        return run_call(agent, ctx, items[0]).pipe(
+            concat_map_direct(lambda result: _events(agent, ctx, items, [result]))
+        )
     singles = [rx.defer(lambda _, it=it: run_call(agent, ctx, it)) for it in items]
     if ctx.run_config.tool_execution_mode is ToolExecutionMode.SEQUENTIAL:
         collected = rx.concat(*singles).pipe(ops.to_list())

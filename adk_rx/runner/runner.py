@@ -53,6 +53,9 @@ if TYPE_CHECKING:
 __all__ = ["InMemoryRunner", "Runner"]
 
 
+_DEFAULT_CONFIG = RunConfig()  # immutable: one instance serves every run without its own
+
+
 def _user_message(new_message: Any) -> types.Content:
     if isinstance(new_message, str):
         return types.Content(role="user", parts=[types.Part(text=new_message)])
@@ -179,7 +182,7 @@ class Runner:
         elif new_message is None:
             raise ConfigurationError("new_message is required unless invocation_id is given")
         message = None if new_message is None else _user_message(new_message)
-        config = RunConfig() if run_config is None else run_config
+        config = _DEFAULT_CONFIG if run_config is None else run_config
         if not isinstance(config, RunConfig):
             raise ConfigurationError("run_config must be a RunConfig")
         if state_delta is not None and not isinstance(state_delta, Mapping):

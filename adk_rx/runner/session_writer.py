@@ -60,8 +60,13 @@ class SessionWriter:
         if not self._is_running():
             return ()  # stopped: a late event is neither stored nor emitted
         append = PendingAppend(self._track)
-        self._service.append_event(self._session, event).subscribe(
-            append.on_next, append.on_error, append.on_completed
+        # Inside the invocation's guarded subscription: no wrapper layer; the append is not
+        # disposed with the run (a stop waits for it instead, through ``inflight``).
+        sync.subscribe_inner(
+            self._service.append_event(self._session, event),
+            append.on_next,
+            append.on_error,
+            append.on_completed,
         )
         stored = append.result_now()
         if stored is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from enum import Enum
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
@@ -213,7 +213,8 @@ def subscribe_inner(
         into.disposable = handle
     try:
         inner = source._subscribe_core(  # pyright: ignore[reportPrivateUsage]
-            cast(abc.ObserverBase[T], observer), scheduler
+            observer,  # pyright: ignore[reportArgumentType]
+            scheduler,
         )
     except Exception as exc:
         observer.on_error(exc)

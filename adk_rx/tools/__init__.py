@@ -3,7 +3,13 @@
 from adk_rx.tools.agent_tool import AgentTool
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.builtins import exit_loop, transfer_to_agent
-from adk_rx.tools.function import FunctionTool, ToolArgumentsError, ToolResultError, as_tool
+from adk_rx.tools.function import (
+    FunctionTool,
+    ToolArgumentsError,
+    ToolResultError,
+    as_tool,
+    never_blocks,
+)
 from adk_rx.tools.load_artifacts import load_artifacts
 from adk_rx.tools.load_memory import load_memory
 from adk_rx.tools.long_running import LongRunningFunctionTool
@@ -19,5 +25,6 @@ __all__ = [
     "exit_loop",
     "load_artifacts",
     "load_memory",
+    "never_blocks",
     "transfer_to_agent",
 ]

@@ -5,7 +5,9 @@ How a call runs::
     run_async(args)  --(validate args)--(confirmation?)--(call)--(map the result)--r|
 
 * a sync function runs on the I/O scheduler (``from_blocking``): it never blocks the
-  caller, and several calls overlap;
+  caller, and several calls overlap; one that says it never blocks (``blocking=False``, or
+  the :func:`never_blocks` decorator) runs inline on the subscribing thread instead, with no
+  hand-off at all, as ADK for Java runs function tools;
 * a coroutine function (or async generator) runs as a task on the runtime loop
   (``from_async``); disposing cancels it;
 * an async generator, or a function returning an Observable, reports every item before its
@@ -27,7 +29,7 @@ import dataclasses
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import pydantic
 import pydantic_core
@@ -50,6 +52,7 @@ __all__ = [
     "ToolArgumentsError",
     "ToolResultError",
     "as_tool",
+    "never_blocks",
     "parse_docstring",
 ]
 
@@ -141,10 +144,17 @@ class FunctionTool(BaseTool):
             this callable, given the validated arguments, returns True) before running it.
         idempotent: calling the function twice with the same arguments does no harm; a
             resumed invocation may then run again a call that was cut off.
+        blocking: for a sync function: whether it may block (I/O, waits, long work). True
+            (the default) runs it on the I/O scheduler; False says it never blocks, so it
+            runs inline on the thread that runs the agent, which saves the thread hand-off.
+            A function that blocks while running inline holds up the whole invocation (and
+            the event loop, when the run was started from one). ``None`` (the default)
+            takes the :func:`never_blocks` mark of the function, else True.
 
     Raises:
-        ConfigurationError: the name is not a valid tool name, or a parameter's type cannot
-            be described as JSON schema.
+        ConfigurationError: the name is not a valid tool name, a parameter's type cannot
+            be described as JSON schema, or ``blocking=False`` is given for a function
+            that is not a plain sync function.
     """
 
     _IS_LONG_RUNNING = False
@@ -157,9 +167,12 @@ class FunctionTool(BaseTool):
         description: str | None = None,
         require_confirmation: ConfirmationPolicy = False,
         idempotent: bool = False,
+        blocking: bool | None = None,
     ) -> None:
         if not callable(func):
             raise ConfigurationError(f"FunctionTool needs a callable, got {func!r}")
+        if blocking is None:
+            blocking = not getattr(func, NEVER_BLOCKS_MARK, False)
         doc, param_descriptions = parse_docstring(inspect.getdoc(callable_target(func)) or "")
         schema = function_schema(func, name=name, param_descriptions=param_descriptions)
         super().__init__(
@@ -174,6 +187,12 @@ class FunctionTool(BaseTool):
         self._kind = _kind(func)
         # Every item before the last of a stream or async generator is reported as progress.
         self.reports_progress = self._kind == "async_generator" or schema.returns_observable
+        if not blocking and (self._kind != "sync" or schema.returns_observable):
+            raise ConfigurationError(
+                f"tool {self.name!r}: blocking=False is for plain sync functions; a "
+                "coroutine, async generator or Observable never blocks the caller anyway"
+            )
+        self.blocking = blocking
         self._declaration = types.FunctionDeclaration(
             name=self.name,
             description=self.description,
@@ -224,6 +243,8 @@ class FunctionTool(BaseTool):
                 value = value.pipe(ops.last_or_default(None)).run()  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
             return to_response(value)
 
+        if not self.blocking:
+            return single(blocking)  # it said it never blocks: no hand-off
         return from_blocking(blocking, tool_context.invocation_context.io_scheduler)
 
     def _check_confirmation(
@@ -299,6 +320,27 @@ def _reporting(
         return stream.subscribe(on_next, observer.on_error, on_completed, scheduler=scheduler)
 
     return Observable(subscribe)
+
+
+NEVER_BLOCKS_MARK = "__adk_rx_never_blocks__"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def never_blocks(func: F) -> F:
+    """Marks a sync tool function as never blocking, so it runs inline (no thread hop).
+
+    Use it on quick, pure functions (arithmetic, lookups in memory, formatting); anything
+    that does I/O or waits must stay on the I/O scheduler. Same as
+    ``FunctionTool(func, blocking=False)``, for functions passed to ``tools=[...]`` as they
+    are::
+
+        @never_blocks
+        def add(a: int, b: int) -> int:
+            return a + b
+    """
+    setattr(func, NEVER_BLOCKS_MARK, True)
+    return func
 
 
 def _kind(func: Callable[..., Any]) -> str:

@@ -368,3 +368,70 @@ def test_as_tool_wraps_functions_and_keeps_tools() -> None:
     assert as_tool(tool) is tool
     with pytest.raises(ConfigurationError):
         as_tool("not a function")  # type: ignore[arg-type]
+
+
+def _tool_thread(tool: Any) -> int:
+    """The thread a tool ran on, in a Runner turn subscribed on this thread."""
+    import threading
+
+    from google.genai import types
+    from reactivex import operators as rx_ops
+
+    from adk_rx import InMemoryRunner, LlmAgent
+    from adk_rx.models import LlmResponse
+    from adk_rx.testing import ScriptedLlm
+
+    call = types.FunctionCall(name="where", args={})
+    script = [
+        LlmResponse(content=types.Content(role="model", parts=[types.Part(function_call=call)])),
+        "done",
+    ]
+    runner = InMemoryRunner(LlmAgent(name="a", model=ScriptedLlm(script), tools=[tool]))
+    session = runner.session_service.create_session(app_name="a", user_id="u").run()
+    done = threading.Event()
+    events: list[Any] = []
+    runner.run_async(user_id="u", session_id=session.id, new_message="go").pipe(
+        rx_ops.to_list()
+    ).subscribe(events.extend, lambda _: done.set(), done.set)
+    assert done.wait(10)
+    (response,) = events[1].get_function_responses()
+    return response.response["thread"]
+
+
+def where() -> dict[str, int]:
+    """Tells which thread runs it."""
+    import threading
+
+    return {"thread": threading.get_ident()}
+
+
+def test_a_sync_tool_runs_on_the_io_pool_by_default() -> None:
+    import threading
+
+    assert _tool_thread(FunctionTool(where)) != threading.get_ident()
+
+
+def test_a_tool_that_never_blocks_runs_inline_on_the_subscribing_thread() -> None:
+    import threading
+
+    from adk_rx.tools import never_blocks
+
+    assert _tool_thread(FunctionTool(where, blocking=False)) == threading.get_ident()
+
+    @never_blocks
+    def marked() -> dict[str, int]:
+        """Tells which thread runs it."""
+        return where()
+
+    tool = FunctionTool(marked, name="where")
+    assert not tool.blocking
+    assert _tool_thread(tool) == threading.get_ident()
+
+
+def test_only_a_plain_sync_function_can_say_it_never_blocks() -> None:
+    async def fetch() -> str:
+        """Fetches."""
+        return "x"
+
+    with pytest.raises(ConfigurationError, match="blocking=False"):
+        FunctionTool(fetch, blocking=False)

@@ -1,0 +1,197 @@
+"""Contract 7: the synchronous path and the asynchronous (Rx) path give the same run.
+
+Every scripted run below goes twice through a Runner: once where everything answers at once
+(the scripted model, the in-memory store, tools that never block: the whole turn runs as
+plain calls on the subscribing thread), and once with every edge asynchronous (the model
+answers on another thread, each store append completes on another thread, tools run on the
+I/O pool). Both give the same events in the same order and leave the same stored session.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from google.genai import types
+from reactivex import Observable
+from reactivex import operators as ops
+from reactivex.scheduler import ThreadPoolScheduler
+
+from adk_rx import (
+    Event,
+    InMemorySessionService,
+    LlmAgent,
+    LoopAgent,
+    Runner,
+    SequentialAgent,
+    Session,
+)
+from adk_rx.models import BaseLlm, LlmRequest, LlmResponse
+from adk_rx.rx import subscribe_on_eager
+from adk_rx.testing import ScriptedLlm, simplify_events
+from adk_rx.tools import FunctionTool, exit_loop
+
+WAIT = 10.0
+POOL = ThreadPoolScheduler(2)
+
+
+class _ThreadedLlm(BaseLlm):
+    """The same script, answered on another thread."""
+
+    def __init__(self, inner: BaseLlm) -> None:
+        super().__init__(model=inner.model)
+        self.inner = inner
+
+    def generate_content(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> Observable[LlmResponse]:
+        return self.inner.generate_content(llm_request, stream).pipe(subscribe_on_eager(POOL))
+
+
+class _ThreadedStore(InMemorySessionService):
+    """The in-memory store, its appends completing on another thread."""
+
+    def append_event(self, session: Session, event: Event) -> Observable[Event]:
+        return super().append_event(session, event).pipe(subscribe_on_eager(POOL))
+
+
+def add(a: int, b: int) -> int:
+    """Adds two integers."""
+    return a + b
+
+
+def fails(city: str) -> str:
+    """Always fails."""
+    raise RuntimeError(f"no weather for {city}")
+
+
+def _call(name: str, **args: Any) -> LlmResponse:
+    part = types.Part(function_call=types.FunctionCall(name=name, args=args))
+    return LlmResponse(content=types.Content(role="model", parts=[part]))
+
+
+def _tools(fns: list[Callable[..., Any]], inline: bool) -> list[Any]:
+    return [FunctionTool(fn, blocking=not inline) for fn in fns]
+
+
+def _text(inline: bool, llm: Callable[[list[Any]], BaseLlm]) -> LlmAgent:
+    return LlmAgent(name="solo", model=llm(["hello there"]))
+
+
+def _tool_turn(inline: bool, llm: Callable[[list[Any]], BaseLlm]) -> LlmAgent:
+    script = [_call("add", a=2, b=3), _call("fails", city="Oslo"), "2 + 3 = 5"]
+    return LlmAgent(name="calc", model=llm(script), tools=_tools([add, fails], inline))
+
+
+def _transfer(inline: bool, llm: Callable[[list[Any]], BaseLlm]) -> LlmAgent:
+    billing = LlmAgent(
+        name="billing",
+        description="Bills.",
+        model=llm([_call("add", a=1, b=1), "your bill is 2"]),
+        tools=_tools([add], inline),
+    )
+    return LlmAgent(
+        name="router",
+        model=llm([_call("transfer_to_agent", agent_name="billing")]),
+        sub_agents=[billing],
+    )
+
+
+def _workflow(inline: bool, llm: Callable[[list[Any]], BaseLlm]) -> SequentialAgent:
+    first = LlmAgent(name="first", model=llm(["draft"]), output_key="draft")
+    looped = LlmAgent(
+        name="looped",
+        model=llm(["again", _call("exit_loop")]),
+        tools=[exit_loop],
+    )
+    return SequentialAgent(
+        name="pipeline", sub_agents=[first, LoopAgent(name="loop", sub_agents=[looped])]
+    )
+
+
+def _model_error(inline: bool, llm: Callable[[list[Any]], BaseLlm]) -> LlmAgent:
+    return LlmAgent(
+        name="broken",
+        model=llm([_call("add", a=1, b=2), ValueError("model down")]),
+        tools=_tools([add], inline),
+    )
+
+
+SCENARIOS = {
+    "text": _text,
+    "tools": _tool_turn,
+    "transfer": _transfer,
+    "workflow": _workflow,
+    "model error": _model_error,
+}
+
+
+def _run(
+    build: Callable[..., Any], threaded: bool, stop_after: int | None = None
+) -> tuple[list[str], str | None, list[str], list[str]]:
+    """(emitted events, error, stored events, threads that delivered) of one turn."""
+
+    def llm(script: list[Any]) -> BaseLlm:
+        scripted = ScriptedLlm(script)
+        return _ThreadedLlm(scripted) if threaded else scripted
+
+    agent = build(not threaded, llm)
+    service = _ThreadedStore() if threaded else InMemorySessionService()
+    runner = Runner(app_name="app", agent=agent, session_service=service, io_scheduler=POOL)
+    session = service.create_session(app_name="app", user_id="u").run()
+    emitted: list[Event] = []
+    error: list[str] = []
+    threads: set[str] = set()
+    done = threading.Event()
+    caller = threading.current_thread()
+
+    def on_next(event: Event) -> None:
+        emitted.append(event)
+        threads.add("caller" if threading.current_thread() is caller else "other")
+
+    def on_error(exc: Exception) -> None:
+        error.append(f"{type(exc).__name__}: {exc}")
+        done.set()
+
+    events = runner.run_async(user_id="u", session_id=session.id, new_message="go")
+    if stop_after is not None:  # disposes the run from inside the k-th on_next, on both paths
+        events = events.pipe(ops.take(stop_after))
+    events.subscribe(on_next, on_error, done.set)
+    assert done.wait(WAIT)
+    runner.when_idle(user_id="u", session_id=session.id).run()
+    stored = service.get_session(app_name="app", user_id="u", session_id=session.id).run()
+    assert stored is not None
+    return (
+        simplify_events(emitted),
+        error[0] if error else None,
+        simplify_events(stored.events),
+        sorted(threads),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_both_paths_give_the_same_events_and_stored_session(name: str) -> None:
+    fast = _run(SCENARIOS[name], threaded=False)
+    rx_path = _run(SCENARIOS[name], threaded=True)
+    assert fast[:3] == rx_path[:3]
+    assert fast[3] in ([], ["caller"])  # the fast path never left the subscribing thread
+    assert rx_path[3] in ([], ["other"])
+
+
+@pytest.mark.parametrize("stop_after", [1, 2, 3])
+def test_cancelling_after_k_events_leaves_the_same_session_on_both_paths(stop_after: int) -> None:
+    fast = _run(_tool_turn, threaded=False, stop_after=stop_after)
+    rx_path = _run(_tool_turn, threaded=True, stop_after=stop_after)
+    assert fast[0] == rx_path[0]
+    assert fast[2] == rx_path[2]
+    assert fast[2][-1].endswith("[CANCELLED]")
+
+
+def test_the_scenarios_cover_tools_transfer_workflows_and_errors() -> None:
+    tool = _run(_tool_turn, threaded=False)
+    assert any("FunctionResponse(fails" in e and "no weather" in e for e in tool[0])
+    assert _run(_transfer, threaded=False)[0][-1] == "billing: your bill is 2"
+    assert "first: draft" in _run(_workflow, threaded=False)[0]
+    assert "model down" in (_run(_model_error, threaded=False)[1] or "")
