@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 __all__ = ["INTERRUPTED", "interrupted_event", "resume_llm_flow"]
 
 INTERRUPTED = "interrupted"
-"""The error text of the response stored for a call whose tool may not run twice."""
+"""The error text of the response stored for a call whose tool may not run twice (the same
+answer the Runner stores for any call a crash left unanswered, ``adk_rx.runner.dangling``)."""
 
 
 def interrupted_event(

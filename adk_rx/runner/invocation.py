@@ -229,7 +229,12 @@ class Invocation:
     def _store_user(self, content: types.Content | None) -> None:
         ctx = self.ctx
         assert ctx is not None
-        answers = interrupted_answers(dangling_calls(ctx.session, content))
+        dangling = dangling_calls(ctx.session, content)
+        if self.resume_id is not None:
+            # The resumed invocation's own calls are the resume's to settle (an idempotent
+            # tool runs again); only older invocations' calls are answered here.
+            dangling = [d for d in dangling if d.event.invocation_id != self.resume_id]
+        answers = interrupted_answers(dangling)
         if answers:
             # A crash left stored calls unanswered: answer them ahead of this turn's message,
             # so that no model request carries a call without its response.

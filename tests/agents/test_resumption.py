@@ -332,3 +332,78 @@ def test_resuming_needs_a_resumable_app_and_a_message_or_an_id():
         runner.run_async(user_id="u", session_id="s", invocation_id="e-1")
     with pytest.raises(ConfigurationError, match="new_message is required"):
         runner.run_async(user_id="u", session_id="s")
+
+
+def test_a_resume_with_a_message_still_reruns_the_invocations_idempotent_calls():
+    counter = Counter()
+    blocking = Blocking(counter)
+    llm = ScriptedLlm([calls(call("lookup", {"key": "k"}, "c-1")), "answered"])
+    agent = LlmAgent(name="b", model=llm, tools=[blocking.tool(idempotent=True)])
+    runner = _runner(agent)
+    seen: list[Any] = []
+    subscription = runner.run_async(user_id="u", session_id="s", new_message="go").subscribe(
+        seen.append
+    )
+    assert blocking.started.wait(10)
+    subscription.dispose()
+    blocking.release.set()
+    runner.when_idle(user_id="u", session_id="s").run()
+
+    resumed = _run(runner, "and now?", invocation_id=seen[0].invocation_id)
+
+    assert _texts(resumed) == ['b: FunctionResponse(lookup, {"value": "K"})', "b: answered"]
+    assert counter.runs == {"lookup": 2}
+
+
+def test_after_a_repair_an_openai_compatible_server_accepts_the_request(server):
+    """The local server answers 400 to a history with an unanswered tool call."""
+    from adk_rx.models.openai_compat import OpenAiCompatibleLlm
+    from tests.models._fakes import json_reply, strict_history
+
+    def reply(message: dict[str, Any]) -> Any:
+        return strict_history(
+            json_reply(
+                {
+                    "id": "chatcmpl-1",
+                    "object": "chat.completion",
+                    "model": "llama-test",
+                    "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                }
+            )
+        )
+
+    tool_call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "lookup", "arguments": '{"key": "k"}'},
+    }
+    server.push(
+        reply({"role": "assistant", "content": None, "tool_calls": [tool_call]}),
+        reply({"role": "assistant", "content": "sorry, the lookup was interrupted"}),
+    )
+    counter = Counter()
+    blocking = Blocking(counter)
+    model = OpenAiCompatibleLlm("llama-test", base_url=f"{server.url}/v1", retry=None)
+    runner = _runner(LlmAgent(name="b", model=model, tools=[blocking.tool(idempotent=False)]))
+    seen: list[Any] = []
+    subscription = runner.run_async(user_id="u", session_id="s", new_message="go").subscribe(
+        seen.append
+    )
+    assert blocking.started.wait(10)
+    subscription.dispose()
+    blocking.release.set()
+    runner.when_idle(user_id="u", session_id="s").run()
+
+    resumed = _run(runner, None, invocation_id=seen[0].invocation_id)
+
+    assert _texts(resumed) == [
+        'b: FunctionResponse(lookup, {"error": "interrupted"})',
+        "b: sorry, the lookup was interrupted",
+    ]
+    messages = [m for m in server.exchanges[1].json()["messages"] if m["role"] != "system"]
+    assert [(m["role"], m.get("tool_call_id")) for m in messages] == [
+        ("user", None),
+        ("assistant", None),
+        ("tool", "call_1"),
+    ]
+    assert counter.runs == {"lookup": 1}

@@ -1,0 +1,3 @@
+from tests.models.conftest import server
+
+__all__ = ["server"]
