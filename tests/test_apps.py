@@ -202,3 +202,21 @@ async def test_api_server_serves_a_folder_exposing_app(tmp_path: Path):
     replies = [e for e in ran.json() if "content" in e]
     assert replies[-1]["content"]["parts"][0]["text"] == "hello [stamped]"
     assert ran.json()[-1]["actions"]["endOfAgent"] is True  # the app is resumable
+
+
+def test_the_durable_app_example_pauses_resumes_and_deletes(tmp_path: Path):
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "durable_app.py"
+    spec = importlib.util.spec_from_file_location("durable_app_example", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    said = module.main(f"sqlite:///{tmp_path / 'refunds.db'}")
+
+    assert said == [
+        "check: Order 1234 qualifies for a refund.",
+        "approve: Approved: refunding 40 EUR.",
+        "notify: Customer notified.",
+    ]

@@ -9,6 +9,8 @@ summarised away is left out too, so the request never answers a call it does not
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+
 from google.genai import types
 
 from adk_rx.events import Event, EventCompaction
@@ -33,30 +35,23 @@ def _effective(compactions: list[Event]) -> list[EventCompaction]:
 def apply_compactions(
     pairs: list[tuple[Event, types.Content]], compactions: list[Event]
 ) -> list[tuple[Event, types.Content]]:
-    """``pairs`` (event, content sent for it) with compacted ranges replaced by summaries."""
+    """``pairs`` (event, content sent for it) with compacted ranges replaced by summaries.
+
+    ``pairs`` are in stored order, so each range covers one slice of them, found by
+    bisection on the timestamps: the cost grows with the events kept, not the history.
+    """
     ranges = _effective(compactions)
-    placed: set[int] = set()
+    stamps = [event.timestamp for event, _ in pairs]
     out: list[tuple[Event, types.Content]] = []
-    summary_events = {id(r): Event(author="model", content=r.compacted_content) for r in ranges}
-    for event, content in pairs:
-        covering = next(
-            (r for r in ranges if r.start_timestamp <= event.timestamp <= r.end_timestamp),
-            None,
-        )
-        if covering is None:
-            out.append((event, content))
-            continue
-        if id(covering) not in placed:
-            placed.add(id(covering))
-            summary = summary_events[id(covering)]
-            assert summary.content is not None
-            out.append((summary, summary.content))
-    # Summaries of ranges after the last kept event (nothing of theirs was in pairs).
-    for r in ranges:
-        if id(r) not in placed:
-            summary = summary_events[id(r)]
-            assert summary.content is not None
-            out.append((summary, summary.content))
+    position = 0
+    for compaction in ranges:
+        first = max(bisect_left(stamps, compaction.start_timestamp), position)
+        last = bisect_right(stamps, compaction.end_timestamp)
+        out.extend(pairs[position:first])
+        summary = Event(author="model", content=compaction.compacted_content)
+        out.append((summary, compaction.compacted_content))
+        position = max(position, last)
+    out.extend(pairs[position:])
     return _drop_orphan_responses(out)
 
 
