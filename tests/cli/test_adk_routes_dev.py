@@ -124,3 +124,22 @@ async def test_builder_and_eval_lists_answer_empty(
     assert builder.status_code == 200 and builder.text == ""
     assert (await client.get(f"/dev/apps/{app}/eval_sets")).json() == []
     assert (await client.get(f"/dev/apps/{app}/eval_results")).json() == []
+
+
+@pytest.mark.asyncio
+async def test_event_graph_highlights_the_author_and_the_tool_it_called(
+    client: httpx.AsyncClient, agents: tuple[Path, str]
+):
+    app = agents[1]
+    await client.post("/run", json=run_body(app, "weather Rome"))
+    events = (await client.get(f"/apps/{app}/users/u1/sessions/s1")).json()["events"]
+    call = next(e for e in events if "functionCall" in e["content"]["parts"][0])
+    base = f"/dev/apps/{app}/users/u1/sessions/s1/events"
+    dot = (await client.get(f"{base}/{call['id']}/graph")).json()["dotSrc"]
+    filled = [line for line in dot.splitlines() if "style=filled" in line]
+    assert len(filled) == 2
+    assert any('"assistant" [' in line for line in filled)
+    assert any('"assistant/get_weather"' in line for line in filled)
+    assert (await client.get(f"{base}/none/graph")).json() == {}
+    other = await client.get(f"{base}/{call['id']}/graph", headers={"Authorization": "Bearer t2"})
+    assert other.status_code == 404

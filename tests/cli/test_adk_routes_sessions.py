@@ -169,3 +169,14 @@ async def test_seed_events_and_patches_persist_in_a_sql_store(
     assert [e.author for e in session.events] == ["user", "assistant", "assistant", "user"]
     assert session.state == {"topic": "tea"}
     reopened.close()
+
+
+async def test_patch_memory_adds_the_session_to_the_memory_service(
+    client: httpx.AsyncClient, base: str, agents: tuple[Path, str]
+):
+    await client.post(base, json={"sessionId": "s1", "events": SEED})
+    memory = f"/apps/{agents[1]}/users/u1/memory"
+    added = await client.patch(memory, json={"session_id": "s1"})
+    assert added.status_code == 200 and added.json() is None
+    assert (await client.patch(memory, json={"sessionId": "none"})).status_code == 404
+    assert (await client.patch(memory, json={})).status_code == 400

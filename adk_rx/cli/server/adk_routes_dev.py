@@ -3,6 +3,8 @@ builder its UI asks for.
 
 * ``build_graph``: the agent tree (see :mod:`.agent_graph`), with the app's README.md;
   ``build_graph_image?dark_mode=&node=`` and ``graph``: Graphviz DOT source;
+  ``users/{user}/sessions/{sid}/events/{event_id}/graph``: the same with the event's author
+  and the tools it called highlighted;
 * ``debug/trace/session/{sid}``: the session's spans (see :mod:`.trace_view`);
   ``debug/trace/{event_id}``: the attributes of the model-call span of that event (404 when
   unknown);
@@ -24,7 +26,7 @@ from adk_rx.agents.base import BaseAgent
 
 from .agent_graph import app_graph, dot_source
 from .session_routes import find_session
-from .shared import json_response, not_found, runner_for, server_of
+from .shared import json_response, not_found, runner_for, server_of, user_path
 from .trace_index import TraceIndex
 from .trace_view import session_spans
 
@@ -78,6 +80,23 @@ async def graph(request: Request) -> Response:
     return json_response({"dotSrc": dot_source(runner.agent, dark_mode=_dark(request))})
 
 
+async def event_graph(request: Request) -> Response:
+    """The agent graph with the event's author and its calls highlighted; ``{}`` for no event."""
+    params = request.path_params
+    app_name, user, sid = params["app"], params["user"], params["sid"]
+    user_path(request, user)
+    runner = await runner_for(request, app_name)
+    session = await find_session(request, app_name, user, sid)
+    event = next((e for e in session.events if e.id == params["event_id"]), None)
+    if event is None:
+        return json_response({})
+    names = {event.author}
+    names |= {c.name or "" for c in event.get_function_calls()}
+    names |= {r.name or "" for r in event.get_function_responses()}
+    dot = dot_source(runner.agent, dark_mode=_dark(request), highlight=frozenset(names))
+    return json_response({"dotSrc": dot})
+
+
 async def _spans(request: Request, app_name: str, user: str, sid: str) -> list[dict[str, Any]]:
     session = await find_session(request, app_name, user, sid)
     return session_spans(sid, session.events)
@@ -120,6 +139,9 @@ routes = [
     Route(_DEV + "/build_graph", build_graph, methods=["GET"]),
     Route(_DEV + "/build_graph_image", build_graph_image, methods=["GET"]),
     Route(_DEV + "/graph", graph, methods=["GET"]),
+    Route(
+        _DEV + "/users/{user}/sessions/{sid}/events/{event_id}/graph", event_graph, methods=["GET"]
+    ),
     Route(_DEV + "/debug/trace/session/{sid}", session_trace, methods=["GET"]),
     Route(_DEV + "/debug/trace/{event_id}", event_trace, methods=["GET"]),
     Route(_DEV + "/builder", builder, methods=["GET"]),

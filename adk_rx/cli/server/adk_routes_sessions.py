@@ -10,7 +10,9 @@ The shapes follow google-adk's API server:
 * ``POST .../sessions/{sid}`` takes the body itself as the initial state.
 * ``PATCH .../sessions/{sid}`` takes ``{"stateDelta": {...}}``, stores it as an event by
   ``user`` whose invocation id starts with ``p-``, and answers the updated session.
-* ``DELETE .../sessions/{sid}`` answers 200 with ``null``.
+* ``DELETE .../sessions/{sid}`` answers 200 with ``null``;
+* ``PATCH /apps/{app}/users/{user}/memory`` with ``{"session_id"}`` adds the session to the
+  memory service.
 
 A write on a session whose run is in progress answers 409, so it never interleaves with the
 run's own events.
@@ -181,10 +183,23 @@ async def delete_session(request: Request) -> Response:
     return json_response(None)
 
 
+async def add_to_memory(request: Request) -> Response:
+    """``PATCH /apps/{app}/users/{user}/memory`` with ``{"session_id"}``: the session's events
+    go to the memory service; answers ``null``."""
+    app_name, user = await ids_of(request)
+    sid = _camel(await json_body(request), "session_id")
+    if not isinstance(sid, str) or not sid:
+        raise HTTPException(400, "session_id is required")
+    session = await find_session(request, app_name, user, sid)
+    await gather(server_of(request).runners.memory_service.add_session_to_memory(session))
+    return json_response(None)
+
+
 _SESSIONS = "/apps/{app}/users/{user}/sessions"
 routes = [
     Route(_SESSIONS, create_session, methods=["POST"]),
     Route(_SESSIONS + "/{sid}", create_session_with_id, methods=["POST"]),
     Route(_SESSIONS + "/{sid}", update_session, methods=["PATCH"]),
     Route(_SESSIONS + "/{sid}", delete_session, methods=["DELETE"]),
+    Route("/apps/{app}/users/{user}/memory", add_to_memory, methods=["PATCH"]),
 ]

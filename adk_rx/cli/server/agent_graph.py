@@ -50,8 +50,13 @@ def _quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)  # a quoted DOT ID escapes like JSON
 
 
-def dot_source(root: BaseAgent, *, dark_mode: bool = False) -> str:
-    """Graphviz DOT of the agent tree: agents as boxes, tools as ellipses, edges parent->child."""
+def dot_source(
+    root: BaseAgent, *, dark_mode: bool = False, highlight: frozenset[str] = frozenset()
+) -> str:
+    """Graphviz DOT of the agent tree: agents as boxes, tools as ellipses, edges parent->child.
+
+    Agents and tools named in ``highlight`` are filled (an event's author and its calls).
+    """
     background = "#333537" if dark_mode else "#ffffff"
     ink = "#e8eaed" if dark_mode else "#202124"
     lines = [
@@ -61,13 +66,18 @@ def dot_source(root: BaseAgent, *, dark_mode: bool = False) -> str:
         f'  edge [color="{ink}"];',
     ]
 
+    def style(name: str) -> str:
+        return ' style=filled fillcolor="#0f5223"' if name in highlight else ""
+
     def visit(agent: BaseAgent) -> None:
-        lines.append(f"  {_quote(agent.name)} [shape=box label={_quote('🤖 ' + agent.name)}];")
+        label = _quote("🤖 " + agent.name)
+        lines.append(f"  {_quote(agent.name)} [shape=box label={label}{style(agent.name)}];")
         if isinstance(agent, LlmAgent):
             for tool in agent.tools:
                 tool_name = getattr(tool, "name", type(tool).__name__)
                 node = _quote(f"{agent.name}/{tool_name}")
-                lines.append(f"  {node} [shape=ellipse label={_quote('🔧 ' + tool_name)}];")
+                label = _quote("🔧 " + tool_name)
+                lines.append(f"  {node} [shape=ellipse label={label}{style(tool_name)}];")
                 lines.append(f"  {_quote(agent.name)} -> {node};")
         for sub in agent.sub_agents:
             visit(sub)

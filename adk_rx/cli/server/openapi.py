@@ -100,6 +100,12 @@ DESCRIPTIONS: dict[tuple[str, str], tuple[str, str, type[pydantic.BaseModel] | N
     ("GET", _D + "/build_graph"): ("dev", "The agent tree", None),
     ("GET", _D + "/build_graph_image"): ("dev", "The agent graph as DOT source", None),
     ("GET", _D + "/graph"): ("dev", "The agent graph as DOT source", None),
+    ("GET", _D + "/users/{user}/sessions/{sid}/events/{event_id}/graph"): (
+        "dev",
+        "The agent graph with an event's author and calls highlighted",
+        None,
+    ),
+    ("PATCH", "/apps/{app}/users/{user}/memory"): ("sessions", "Add a session to memory", None),
     ("GET", _D + "/debug/trace/session/{sid}"): ("dev", "The session's trace spans", None),
     ("GET", _D + "/debug/trace/{event_id}"): ("dev", "An event's model-call span", None),
     ("GET", _D + "/builder"): ("dev", "Agent YAML (none: adk_rx apps are Python)", None),
