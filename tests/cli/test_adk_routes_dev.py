@@ -143,3 +143,12 @@ async def test_event_graph_highlights_the_author_and_the_tool_it_called(
     assert (await client.get(f"{base}/none/graph")).json() == {}
     other = await client.get(f"{base}/{call['id']}/graph", headers={"Authorization": "Bearer t2"})
     assert other.status_code == 404
+
+
+async def test_a_state_patch_alone_has_no_trace(
+    client: httpx.AsyncClient, agents: tuple[Path, str]
+):
+    app = agents[1]
+    patched = await client.patch(f"/apps/{app}/users/u1/sessions/s1", json={"stateDelta": {"a": 1}})
+    assert patched.status_code == 200
+    assert (await client.get(f"/dev/apps/{app}/debug/trace/session/s1")).json() == []

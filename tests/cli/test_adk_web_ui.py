@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
 
 from adk_rx import InMemorySessionService
 from adk_rx.cli.server import create_app
+from adk_rx.telemetry.span_store import SpanStore
 from tests.cli.server_support import AGENT_SOURCE, live_server, unique_app
 from tests.cli.test_web_browser import WAIT_MS, browser, shots
 
@@ -66,7 +68,17 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str, InMemorySessionService]]:
     (tmp_path / app).mkdir()
     (tmp_path / app / "agent.py").write_text(AGENT_SOURCE + CONFIRMING_TOOL)
     service = InMemorySessionService()
-    server = create_app(tmp_path, web=True, ui="google-adk", session_service=service)
+    store = SpanStore()  # as `adk-rx web` keeps one: the trace pane shows real spans
+    provider = TracerProvider()
+    provider.add_span_processor(store)
+    server = create_app(
+        tmp_path,
+        web=True,
+        ui="google-adk",
+        session_service=service,
+        tracer_provider=provider,
+        span_store=store,
+    )
     with live_server(server) as live:
         yield live.url, app, service
 
@@ -150,6 +162,12 @@ def test_google_adks_ui_walks_a_session_against_our_server(
     page.screenshot(path=str(shots / "google_adk_ui.png"))
     assert page.get_by_text("INVOCATION ID", exact=False).count() == 4  # one per run
     assert page.get_by_text("call_llm", exact=True).count() >= 3
+    spans = page.request.get(
+        f"{url}/dev/apps/{app}/debug/trace/session/{session_of(service, app).id}"
+    ).json()
+    from_store = [s for s in spans if "adk_rx.invocation_id" in s["attributes"]]
+    assert len(from_store) == len(spans)  # every run of this server has its real spans
+    assert "execute_tool save_note" in [s["name"] for s in spans]
 
     session = session_of(service, app)
     texts = [e.text() for e in session.events if e.content is not None and not e.partial]

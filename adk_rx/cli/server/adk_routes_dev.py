@@ -5,7 +5,9 @@ builder its UI asks for.
   ``build_graph_image?dark_mode=&node=`` and ``graph``: Graphviz DOT source;
   ``users/{user}/sessions/{sid}/events/{event_id}/graph``: the same with the event's author
   and the tools it called highlighted;
-* ``debug/trace/session/{sid}``: the session's spans (see :mod:`.trace_view`);
+* ``debug/trace/session/{sid}``: the session's spans: the OpenTelemetry spans the server
+  keeps (see :mod:`.span_view`), and spans derived from events (see :mod:`.trace_view`) for
+  runs it holds none of;
   ``debug/trace/{event_id}``: the attributes of the model-call span of that event (404 when
   unknown);
 * ``builder`` answers an empty text (adk_rx apps are Python, there is no YAML to edit);
@@ -27,6 +29,7 @@ from adk_rx.agents.base import BaseAgent
 from .agent_graph import app_graph, dot_source
 from .session_routes import find_session
 from .shared import json_response, not_found, runner_for, server_of, user_path
+from .span_view import covered_invocations, store_spans
 from .trace_index import TraceIndex
 from .trace_view import session_spans
 
@@ -98,8 +101,12 @@ async def event_graph(request: Request) -> Response:
 
 
 async def _spans(request: Request, app_name: str, user: str, sid: str) -> list[dict[str, Any]]:
+    """The server's spans of the session's runs, and spans from events for the other runs."""
     session = await find_session(request, app_name, user, sid)
-    return session_spans(sid, session.events)
+    store = server_of(request).span_store
+    spans = store_spans(store, app_name, sid, session.events) if store is not None else []
+    spans += session_spans(sid, session.events, skip=covered_invocations(spans))
+    return sorted(spans, key=lambda span: span["start_time"] or 0)
 
 
 async def session_trace(request: Request) -> Response:

@@ -1,7 +1,8 @@
 """Trace spans derived from a session's stored events, in google-adk's dev UI shape.
 
-Until the server keeps the OpenTelemetry spans of its runs, the trace pane is fed from
-the events each run stored, which carry their timestamps::
+For runs whose OpenTelemetry spans the server does not hold (no OpenTelemetry SDK, a run of
+an earlier process, spans dropped from the bounded store; see :mod:`.span_view`), the trace
+pane is fed from the events each run stored, which carry their timestamps::
 
     invocation                    user message ........................ last event
       invoke_agent {author}       first event of the agent ............ its last event
@@ -164,9 +165,14 @@ def _invocation_spans(session_id: str, invocation_id: str, events: list[Event]) 
     return spans
 
 
-def session_spans(session_id: str, events: Iterable[Event]) -> list[dict[str, Any]]:
-    """Spans of every invocation of the session, oldest first."""
+def session_spans(
+    session_id: str, events: Iterable[Event], skip: Iterable[str] = ()
+) -> list[dict[str, Any]]:
+    """Spans of every invocation of the session but those in ``skip``, oldest first."""
+    skipped = set(skip)
     spans: list[dict[str, Any]] = []
     for invocation_id, found in _invocations(events).items():
-        spans += _invocation_spans(session_id, invocation_id, found)
+        # A state patch or a stored user message alone ran nothing: no trace.
+        if invocation_id not in skipped and any(e.author != "user" for e in found):
+            spans += _invocation_spans(session_id, invocation_id, found)
     return spans
