@@ -339,7 +339,7 @@ async def test_a_reader_behind_the_log_window_is_told_of_the_gap(
     assert frames[-1].event == "end"
 
 
-async def test_finished_invocations_are_evicted_by_count(
+async def test_an_invocation_evicted_by_count_is_read_back_from_the_store(
     make_app: Callable[..., Any], app_name: str
 ):
     app = make_app(limits=Limits(max_finished=1))
@@ -351,7 +351,11 @@ async def test_finished_invocations_are_evicted_by_count(
             started = await http.post(invocations(app_name), json={"new_message": user_text(text)})
             ids.append(started.json()["invocation_id"])
             await http.get(f"{invocations(app_name)}/{ids[-1]}/events")  # until it ends
-        assert (await http.get(f"{invocations(app_name)}/{ids[0]}")).status_code == 404
+        first = await http.get(f"{invocations(app_name)}/{ids[0]}")
+        assert first.status_code == 200 and first.json()["status"] == "completed"
+        frames = parse_frames((await http.get(f"{invocations(app_name)}/{ids[0]}/events")).text)
+        assert events_of(frames)[-1].text() == "echo: one"
+        assert frames[-1].event == "end"
         assert (await http.get(f"{invocations(app_name)}/{ids[1]}")).status_code == 200
 
 

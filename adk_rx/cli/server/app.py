@@ -143,7 +143,9 @@ def create_app(
 
     runners = AppRunners(
         Path(agents_dir),
-        session_service=TappedSessionService(session_service, on_stored),
+        session_service=TappedSessionService(
+            session_service, on_stored, on_deleted=registry.forget_session
+        ),
         artifact_service=artifact_service or InMemoryArtifactService(),
         memory_service=memory_service or InMemoryMemoryService(),
         tracer_provider=tracer_provider,

@@ -74,6 +74,8 @@ class InvocationLog:
         self._lock = threading.Lock()
         self._entries: deque[Entry] = deque(maxlen=capacity)
         self._next_seq = 1
+        self._size = 0  # JSON characters of the entries held
+        self._stored_seqs: list[int] = []
         self._waiters: list[asyncio.Future[None]] = []
         self._wake_scheduled = False
         self._started: asyncio.Future[str | None] = loop.create_future()
@@ -85,7 +87,12 @@ class InvocationLog:
         with self._lock:
             if self.status in FINISHED:
                 return
+            if len(self._entries) == self._entries.maxlen:
+                self._size -= len(self._entries[0].json)
             self._entries.append(Entry(self._next_seq, event, payload))
+            self._size += len(payload)
+            if not event.partial:
+                self._stored_seqs.append(self._next_seq)
             self._next_seq += 1
             schedule = not self._wake_scheduled
             self._wake_scheduled = True
@@ -119,6 +126,17 @@ class InvocationLog:
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def size_bytes(self) -> int:
+        """The event JSON the log holds (what keeping it costs)."""
+        return self._size
+
+    @property
+    def stored_seqs(self) -> list[int]:
+        """The cursors of the stored (not partial) events, in order."""
+        with self._lock:
+            return list(self._stored_seqs)
 
     @property
     def head(self) -> int:

@@ -14,8 +14,10 @@ through :meth:`InvocationRegistry.start`:
 * disposing the subscription is the cancel; the log ends once the Runner has released the
   session, that is after the ``CANCELLED`` record is stored.
 
-Finished invocations stay readable (for reattaching) for ``Limits.finished_ttl`` seconds,
-and at most ``Limits.max_finished`` of them are kept.
+Finished invocations stay readable (for reattaching) for ``Limits.finished_ttl`` seconds;
+their logs are kept within per-user and memory bounds, and a log evicted early is served
+again from the stored events (:mod:`adk_rx.cli.server.retention`). Deleting a session
+forgets its invocations.
 """
 
 from __future__ import annotations
@@ -24,8 +26,6 @@ import asyncio
 import inspect
 import logging
 import threading
-import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -46,6 +46,7 @@ from adk_rx.sessions.session import Session
 
 from .limits import Limits
 from .log import InvocationLog
+from .retention import KeptLogs, Tombstone
 
 __all__ = ["InvocationRegistry", "SessionBusyError", "TooManyRunsError"]
 
@@ -83,8 +84,8 @@ class InvocationRegistry:
         self.limits = limits
         self._lock = threading.Lock()
         self._active: dict[_Key, InvocationLog] = {}
-        self._by_id: dict[str, InvocationLog] = {}
-        self._finished: OrderedDict[str, InvocationLog] = OrderedDict()
+        self._by_id: dict[str, InvocationLog] = {}  # the running ones
+        self._kept = KeptLogs(limits)
         self._subscriptions: dict[int, abc.DisposableBase] = {}
         self._runners: dict[int, Runner] = {}
 
@@ -124,7 +125,7 @@ class InvocationRegistry:
         ).pipe(subscribe_on_eager(io_scheduler()))
         loop = asyncio.get_running_loop()
         with self._lock:
-            self._evict()
+            self._kept.evict()
             if key in self._active or runner.is_busy(user_id=key[1], session_id=key[2]):
                 raise SessionBusyError(f"session {session_id!r} already has a run in progress")
             if len(self._active) >= self.limits.max_running:
@@ -171,17 +172,35 @@ class InvocationRegistry:
 
     # -- looking up -----------------------------------------------------------------------
     def get(self, invocation_id: str) -> InvocationLog | None:
-        """The invocation with that id, while it runs or is kept after it ended."""
+        """The invocation with that id, while it runs or its log is kept after it ended."""
         with self._lock:
-            self._evict()
-            return self._by_id.get(invocation_id)
+            self._kept.evict()
+            return self._by_id.get(invocation_id) or self._kept.get(invocation_id)
+
+    def tombstone(self, invocation_id: str) -> Tombstone | None:
+        """What is left of a finished invocation whose log was evicted before its time."""
+        with self._lock:
+            self._kept.evict()
+            return self._kept.tombstone(invocation_id)
 
     def of_session(self, key: _Key) -> list[InvocationLog]:
         """The invocations of one session that the registry still holds, oldest first."""
         with self._lock:
-            self._evict()
+            self._kept.evict()
             found = [log for log in self._by_id.values() if log.key == key]
+            found += self._kept.of_session(key)
         return sorted(found, key=lambda log: log.created_at)
+
+    def forget_session(self, key: _Key) -> None:
+        """Drops the finished invocations of a deleted session (they answer 404 after)."""
+        with self._lock:
+            self._kept.forget_session(key)
+
+    @property
+    def kept_bytes(self) -> int:
+        """The event JSON the kept logs of finished invocations hold."""
+        with self._lock:
+            return self._kept.size_bytes
 
     def is_running(self, key: _Key) -> bool:
         """True while the session has a run started by this registry."""
@@ -221,18 +240,5 @@ class InvocationRegistry:
             if not log.finish(status, error):
                 return
             if log.invocation_id is not None:
-                self._finished[log.invocation_id] = log
-            self._evict()
-
-    def _evict(self) -> None:
-        """Drops finished invocations past the TTL or the count bound (lock held)."""
-        now = time.time()
-        limits = self.limits
-        while self._finished:
-            invocation_id, log = next(iter(self._finished.items()))
-            expired = log.finished_at is not None and now - log.finished_at > limits.finished_ttl
-            if not expired and len(self._finished) <= limits.max_finished:
-                break
-            del self._finished[invocation_id]
-            if self._by_id.get(invocation_id) is log:
-                del self._by_id[invocation_id]
+                self._by_id.pop(log.invocation_id, None)
+                self._kept.add(log)

@@ -23,6 +23,8 @@ from .bodies import RunBody, parse_run_body
 from .broker import RemoteInvocation
 from .cluster import hold_turn, release_turn, release_when_done
 from .log import InvocationLog
+from .replay import replay_frames, stored_entries, tombstone_status
+from .retention import Tombstone
 from .session_routes import find_session
 from .shared import Server, json_response, not_found, runner_for, server_of, user_path
 from .sse import adk_frames, invocation_frames, sse_response
@@ -146,15 +148,16 @@ async def start_invocation(request: Request) -> Response:
     return json_response(_status(log), 202, headers={"Location": url})
 
 
-async def _log(request: Request) -> InvocationLog | RemoteInvocation:
-    """The invocation named in the path, run here or (with a broker) by another server;
-    404 unless it belongs to the path's session."""
+async def _log(request: Request) -> InvocationLog | RemoteInvocation | Tombstone:
+    """The invocation named in the path: run here, evicted here (what is left of it), or
+    (with a broker) run by another server; 404 unless it belongs to the path's session."""
     ids = _path_ids(request)
     key = (ids["app_name"], ids["user_id"], ids["session_id"])
     server = server_of(request)
-    log = server.registry.get(request.path_params["iid"])
+    iid = check_id(request.path_params["iid"], "the invocation id")
+    log = server.registry.get(iid) or server.registry.tombstone(iid)
     if log is None and server.broker is not None:
-        remote = await server.broker.find(check_id(request.path_params["iid"], "the invocation id"))
+        remote = await server.broker.find(iid)
         if remote is not None and remote.key == key:
             return remote
     if log is None or log.key != key:
@@ -183,7 +186,10 @@ async def list_invocations(request: Request) -> Response:
 
 
 async def invocation_status(request: Request) -> Response:
-    return json_response(_status(await _log(request)))
+    found = await _log(request)
+    if isinstance(found, Tombstone):
+        return json_response(tombstone_status(found))
+    return json_response(_status(found))
 
 
 async def invocation_events(request: Request) -> Response:
@@ -199,6 +205,11 @@ async def invocation_events(request: Request) -> Response:
             log.invocation_id, after, limits.heartbeat, limits.batch_events
         )
         return sse_response(frames)
+    if isinstance(log, Tombstone):  # its log was evicted: the store has its events
+        app_name, user, sid = log.key
+        session = await find_session(request, app_name, user, sid)
+        entries = stored_entries(session.events, log)
+        return sse_response(replay_frames(entries, log, after, limits.batch_events))
     return sse_response(invocation_frames(log, after, limits.heartbeat, limits.batch_events))
 
 
@@ -207,6 +218,8 @@ async def cancel_invocation(request: Request) -> Response:
     log = await _log(request)
     if isinstance(log, RemoteInvocation):
         return await remote_cancel(server_of(request), log)
+    if isinstance(log, Tombstone):
+        return json_response(tombstone_status(log), 200)
     started = server_of(request).registry.cancel(log)
     return json_response(_status(log), 202 if started else 200)
 

@@ -37,13 +37,12 @@ def _data_frame(payload: str) -> str:
 
 def end_frame(log: InvocationLog) -> bytes:
     """The last frame of an invocations stream."""
-    data = json.dumps(
-        {
-            "invocation_id": log.invocation_id,
-            "status": log.status,
-            "error": log.error,
-        }
-    )
+    return end_frame_of(log.invocation_id, log.status, log.error)
+
+
+def end_frame_of(invocation_id: str | None, status: str, error: str | None) -> bytes:
+    """The ``end`` frame with the invocation's id, status and error."""
+    data = json.dumps({"invocation_id": invocation_id, "status": status, "error": error})
     return f"event: end\ndata: {data}\n\n".encode()
 
 

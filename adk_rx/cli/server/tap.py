@@ -20,21 +20,29 @@ from adk_rx.events import Event
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import GetSessionConfig, ListSessionsResponse, Session
 
-__all__ = ["StoredListener", "TappedSessionService"]
+__all__ = ["DeletedListener", "StoredListener", "TappedSessionService"]
 
 StoredListener = Callable[[Session, Event], None]
+DeletedListener = Callable[[tuple[str, str, str]], None]
 
 
 class TappedSessionService(BaseSessionService):
-    """Delegates every method to ``inner``; calls ``on_stored(session, event)`` after each append.
+    """Delegates every method to ``inner``; calls ``on_stored(session, event)`` after each append
+    and ``on_deleted((app, user, session))`` after each delete.
 
     The listener runs on the thread that completed the append, before the Runner emits the
     event, and must be quick and must not raise.
     """
 
-    def __init__(self, inner: BaseSessionService, on_stored: StoredListener) -> None:
+    def __init__(
+        self,
+        inner: BaseSessionService,
+        on_stored: StoredListener,
+        on_deleted: DeletedListener | None = None,
+    ) -> None:
         self.inner = inner
         self._on_stored = on_stored
+        self._on_deleted = on_deleted
 
     def create_session(
         self,
@@ -64,7 +72,14 @@ class TappedSessionService(BaseSessionService):
         return self.inner.list_sessions(app_name=app_name, user_id=user_id)
 
     def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> Observable[None]:
-        return self.inner.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
+        deleted = self.inner.delete_session(
+            app_name=app_name, user_id=user_id, session_id=session_id
+        )
+        listener = self._on_deleted
+        if listener is None:
+            return deleted
+        key = (app_name, user_id, session_id)
+        return deleted.pipe(ops.do_action(on_completed=lambda: listener(key)))
 
     def append_event(self, session: Session, event: Event) -> Observable[Event]:
         if event.partial:
