@@ -30,12 +30,12 @@ async def test_concurrent_cancels_answer_200_only_once_the_run_has_ended(
                 )
                 url = f"{base}/invocations/{started.json()['invocation_id']}"
 
-                async def cancel_then_check() -> tuple[int, str, list[dict]]:
+                async def cancel_then_check(url: str, base: str) -> tuple[int, str, list[dict]]:
                     answer = await http.post(f"{url}:cancel")
                     events = (await http.get(base)).json()["events"]
                     return answer.status_code, answer.json()["status"], events
 
-                results = await asyncio.gather(*(cancel_then_check() for _ in range(8)))
+                results = await asyncio.gather(*(cancel_then_check(url, base) for _ in range(8)))
                 assert any(code == 202 for code, _, _ in results)
                 for code, status, events in results:
                     if code == 200:  # "had ended": the end is stored, the session is free
