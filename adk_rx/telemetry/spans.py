@@ -152,7 +152,7 @@ class TraceScope:
         span = self._start(f"invoke_agent {agent.name}", SpanKind.INTERNAL, attributes)
         context = trace.set_span_in_context(span, self.context)
         ctx.trace = TraceScope(self.invocation, context)
-        run = _SpanRun(self.invocation, span, observer.on_next, observer)
+        run = _SpanRun(self.invocation, span, observer)
         return run.subscribe(context, lambda: build(ctx), scheduler)
 
     def call_llm(
@@ -213,22 +213,23 @@ class TraceScope:
         return Observable(subscribe)
 
 
-class _SpanRun:
-    """One span over one subscription: current while subscribing, ended exactly once."""
+class _SpanRun(abc.ObserverBase[Any], abc.DisposableBase):
+    """One span over one subscription: current while subscribing, ended exactly once.
 
-    __slots__ = ("_lock", "_open", "invocation", "observer", "on_item", "span")
+    It is the source's observer and the subscriber's handle at once (no wrapper layers):
+    items pass through while the span is open; the first of completion, error and disposal
+    closes it, later items are dropped, and the source is released once it terminated.
+    """
+
+    __slots__ = ("_lock", "_open", "invocation", "observer", "span", "subscription")
 
     def __init__(
-        self,
-        invocation: InvocationTrace,
-        span: Span,
-        on_item: Callable[[Any], None],
-        observer: abc.ObserverBase[Any],
+        self, invocation: InvocationTrace, span: Span, observer: abc.ObserverBase[Any]
     ) -> None:
         self.invocation = invocation
         self.span = span
-        self.on_item = on_item
         self.observer = observer
+        self.subscription: abc.DisposableBase | None = None
         self._lock = threading.Lock()
         self._open = True
 
@@ -241,21 +242,28 @@ class _SpanRun:
         token = otel_context.attach(context)
         try:
             try:
-                source = build()
+                inner = build()._subscribe_core(self, scheduler)  # pyright: ignore[reportPrivateUsage]
             except Exception as exc:
                 self.on_error(exc)
-                return Disposable()
-            inner = sync.subscribe_inner(
-                source, self.on_item, self.on_error, self.on_completed, scheduler
-            )
+                return self
         finally:
             otel_context.detach(token)
+        if inner is None:  # a subscribe function may return nothing, or a bare callable
+            return self
+        if not hasattr(inner, "dispose"):
+            inner = Disposable(inner)
+        if not self._open:
+            inner.dispose()  # terminated (or disposed) while subscribing: release it now
+        else:
+            self.subscription = inner
+            if not self._open:  # terminated on another thread in between
+                self._release()
+        return self
 
-        def dispose() -> None:
-            inner.dispose()
-            self.disposed()
-
-        return Disposable(dispose)
+    @property
+    def is_stopped(self) -> bool:
+        """Producers that poll ``observer.is_stopped`` see the span closed."""
+        return not self._open
 
     def _close(self) -> bool:
         with self._lock:
@@ -264,21 +272,38 @@ class _SpanRun:
             self._open = False
             return True
 
+    def _release(self) -> None:
+        subscription, self.subscription = self.subscription, None
+        if subscription is not None:
+            subscription.dispose()
+
     def finish(self) -> None:
         """Attributes known at the end (subclasses)."""
 
+    def on_next(self, value: Any) -> None:
+        if self._open:
+            self.observer.on_next(value)
+
     def on_completed(self) -> None:
-        if self._close():
-            self.finish()
-            self.span.end()
-        self.observer.on_completed()
+        if not self._close():
+            return
+        self.finish()
+        self.span.end()
+        try:
+            self.observer.on_completed()
+        finally:
+            self._release()
 
     def on_error(self, error: Exception) -> None:
-        if self._close():
-            self.failed(error)
-            self.finish()
-            self.span.end()
-        self.observer.on_error(error)
+        if not self._close():
+            return
+        self.failed(error)
+        self.finish()
+        self.span.end()
+        try:
+            self.observer.on_error(error)
+        finally:
+            self._release()
 
     def failed(self, error: BaseException) -> None:
         span = self.span
@@ -286,9 +311,10 @@ class _SpanRun:
         span.set_attribute(attr.ERROR_TYPE, type(error).__qualname__)
         span.set_status(Status(StatusCode.ERROR, str(error) or type(error).__name__))
 
-    def disposed(self) -> None:
-        if not self._close():
-            return
+    def dispose(self) -> None:
+        if not self._open or not self._close():
+            return  # ended already: the source was released when it terminated
+        self._release()
         code = self.invocation.stop_code or "CANCELLED"
         self.span.set_attribute(attr.ERROR_CODE, code)
         if code == "TIMEOUT":
@@ -307,16 +333,19 @@ class _ModelRun(_SpanRun):
         observer: abc.ObserverBase[LlmResponse],
         model: str,
     ) -> None:
-        super().__init__(invocation, span, self.on_response, observer)
+        super().__init__(invocation, span, observer)
         self._model = model
-        self._started = time.perf_counter()
+        self._started = 0.0 if invocation.instruments is None else time.perf_counter()
         self._input: int | None = None
         self._output: int | None = None
         self._reasons: list[str] = []
         self._reply: Any = None
         self._error_type: str | None = None
 
-    def on_response(self, response: LlmResponse) -> None:
+    def on_next(self, value: LlmResponse) -> None:
+        if not self._open:
+            return
+        response = value
         if not response.partial:
             usage = response.usage_metadata
             if usage is not None:
@@ -359,12 +388,10 @@ class ToolSpan(_SpanRun):
 
     __slots__ = ()
 
-    def __init__(
-        self, invocation: InvocationTrace, span: Span, observer: abc.ObserverBase[Any]
-    ) -> None:
-        super().__init__(invocation, span, self.on_response, observer)
-
-    def on_response(self, response: Any) -> None:
+    def on_next(self, value: Any) -> None:
+        if not self._open:
+            return
+        response = value
         if self.invocation.capture:
             self.span.set_attribute(attr.TOOL_CALL_RESULT, attr.value_json(response))
         self.observer.on_next(response)
