@@ -126,8 +126,9 @@ class Telemetry:
         meters = self.meter_provider or _global_meters()
         if tracers is None and meters is None:
             return NO_TRACE  # nothing configured: the common case, decided in well under 1 us
-        tracing = tracers is not None and is_configured(tracers)
-        measuring = meters is not None and is_configured(meters)
+        # The providers seen last time were configured: skip the (ABC) isinstance checks.
+        tracing = tracers is not None and (tracers is self._tracer_source or is_configured(tracers))
+        measuring = meters is not None and (meters is self._meter_source or is_configured(meters))
         if not tracing and not measuring:
             return NO_TRACE
         if tracing and tracers is not None and tracers is not self._tracer_source:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -26,7 +26,6 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-from adk_rx.rx import sync
 from adk_rx.telemetry import attributes as attr
 
 if TYPE_CHECKING:
@@ -82,7 +81,7 @@ class InvocationTrace:
         )
         self.context = trace.set_span_in_context(self.span, parent)
         self.stop_code: str | None = None
-        self._started = time.perf_counter()
+        self._started = 0.0 if instruments is None else time.perf_counter()
         self._lock = threading.Lock()
         self._ended = False
 
@@ -251,7 +250,7 @@ class _SpanRun(abc.ObserverBase[Any], abc.DisposableBase):
         if inner is None:  # a subscribe function may return nothing, or a bare callable
             return self
         if not hasattr(inner, "dispose"):
-            inner = Disposable(inner)
+            inner = Disposable(cast("Callable[[], None]", inner))
         if not self._open:
             inner.dispose()  # terminated (or disposed) while subscribing: release it now
         else:
@@ -285,14 +284,19 @@ class _SpanRun(abc.ObserverBase[Any], abc.DisposableBase):
             self.observer.on_next(value)
 
     def on_completed(self) -> None:
-        if not self._close():
-            return
+        with self._lock:  # _close(), inlined on this path (once per span)
+            if not self._open:
+                return
+            self._open = False
         self.finish()
         self.span.end()
         try:
             self.observer.on_completed()
         finally:
-            self._release()
+            subscription = self.subscription
+            if subscription is not None:  # _release(), inlined: usually nothing to release
+                self.subscription = None
+                subscription.dispose()
 
     def on_error(self, error: Exception) -> None:
         if not self._close():
