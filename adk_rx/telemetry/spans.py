@@ -127,8 +127,9 @@ class TraceScope:
         self.context = context
 
     def _start(self, name: str, kind: SpanKind, attributes: dict[str, Any]) -> Span:
+        """A child span; ``attributes`` already hold the invocation's shared ones."""
         return self.invocation.tracer.start_span(
-            name, context=self.context, kind=kind, attributes={**self.invocation.base, **attributes}
+            name, context=self.context, kind=kind, attributes=attributes
         )
 
     def run_agent(
@@ -141,6 +142,7 @@ class TraceScope:
     ) -> abc.DisposableBase:
         """Subscribes ``build(ctx)`` inside an ``invoke_agent`` span; ``ctx`` gets its scope."""
         attributes: dict[str, Any] = {
+            **self.invocation.base,
             attr.OPERATION: "invoke_agent",
             attr.AGENT_NAME: agent.name,
         }
@@ -168,6 +170,7 @@ class TraceScope:
         ) -> abc.DisposableBase:
             model = request.model or getattr(getattr(agent, "canonical_model", None), "model", "")
             attributes: dict[str, Any] = {
+                **invocation.base,
                 attr.OPERATION: "generate_content",
                 attr.AGENT_NAME: agent.name,
                 attr.REQUEST_MODEL: model or "",
@@ -194,6 +197,7 @@ class TraceScope:
         ) -> abc.DisposableBase:
             name = item.call.name or ""
             attributes: dict[str, Any] = {
+                **invocation.base,
                 attr.OPERATION: "execute_tool",
                 attr.TOOL_NAME: name,
                 attr.TOOL_TYPE: "function",
