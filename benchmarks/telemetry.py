@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import gc
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -72,6 +73,37 @@ def simple_turn_us(setup: str, turns: int = TURNS) -> float:
         session = service.create_session(app_name=APP, user_id="u").run()
         runner.run_async(user_id="u", session_id=session.id, new_message=messages[i]).subscribe()
     return (time.process_time() - start) / turns * 1e6
+
+
+def calls_per_turn(setup: str, turns: int = 50) -> float:
+    """Python and C function calls per simple turn (``sys.setprofile``): steady, unlike times."""
+    llm = ScriptedLlm([LlmResponse.text(f"reply {i}") for i in range(turns + 1)])
+    service = InMemorySessionService()
+    runner = Runner(
+        app_name=APP,
+        agent=LlmAgent(name="bench_agent", model=llm, instruction="Answer briefly."),
+        session_service=service,
+        tracer_provider=_provider(setup),
+    )
+
+    def one_turn() -> None:
+        session = service.create_session(app_name=APP, user_id="u").run()
+        runner.run_async(user_id="u", session_id=session.id, new_message="hi").subscribe()
+
+    one_turn()  # warm-up: first-use imports and caches
+    calls = [0]
+
+    def count(_frame: Any, event: str, _arg: Any) -> None:
+        if event in ("call", "c_call"):
+            calls[0] += 1
+
+    sys.setprofile(count)
+    try:
+        for _ in range(turns):
+            one_turn()
+    finally:
+        sys.setprofile(None)
+    return calls[0] / turns
 
 
 def sse_events_per_second(setup: str, chunks: int = CHUNKS) -> float:
@@ -132,6 +164,7 @@ def main() -> None:
     sse = {s: _median(runs, lambda s=s: sse_events_per_second(s)) for s in setups}
     check = _median(runs, off_check_us)
     bare = _median(runs, bare_sdk_span_us)
+    calls = {s: calls_per_turn(s) for s in ("off", "sdk")}
     print(f"{'setup':<24}  {'simple turn':>12}  {'per span':>9}  {'SSE events/s':>13}")
     for key, label in setups.items():
         span = "" if key == "off" else f"{(turn[key] - turn['off']) / SPANS_PER_TURN:.1f} us"
@@ -145,6 +178,10 @@ def main() -> None:
     print(
         f"tracing on (sdk, no-op processor): {per_span:.1f} us per span, of which the SDK's own "
         f"start+end is {bare:.1f} us and adk_rx's hooks {per_span - bare:.1f} us"
+    )
+    print(
+        f"function calls per simple turn: {calls['off']:,.0f} off, {calls['sdk']:,.0f} with the "
+        f"SDK (+{(calls['sdk'] - calls['off']) / SPANS_PER_TURN:.0f} per span, SDK included)"
     )
     print(
         f"(medians of {runs} runs; {TURNS} turns or {CHUNKS} chunks per run; aim per span <= 15 us)"
