@@ -45,6 +45,7 @@ _log = logging.getLogger("adk_rx.server.broker")
 PING = b": ping\n\n"
 RETRY_FIRST = 0.1
 RETRY_LONGEST = 2.0
+ANNOUNCE_WAIT = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,13 +162,21 @@ class Broker:
             await self.redis.aclose()
 
     # -- publishing -----------------------------------------------------------------------
-    def publish(self, log: InvocationLog) -> None:
-        """Publishes a started invocation (its id is known) until its log ends."""
-        task = self.spawn(self._publish(log))
+    async def publish(self, log: InvocationLog) -> None:
+        """Publishes a started invocation (its id is known) until its log ends.
+
+        Returns once Redis knows the invocation (so another server finds it as soon as the
+        client has its id), or after ``ANNOUNCE_WAIT`` seconds if Redis is slow or down: the
+        announcement is then retried in the background and the run goes on.
+        """
+        announced = asyncio.get_running_loop().create_future()
+        task = self.spawn(self._publish(log, announced))
         self._publishers.add(task)
         task.add_done_callback(self._publishers.discard)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(announced), ANNOUNCE_WAIT)
 
-    async def _publish(self, log: InvocationLog) -> None:
+    async def _publish(self, log: InvocationLog, announced: asyncio.Future[None]) -> None:
         invocation_id = log.invocation_id
         assert invocation_id is not None
         app, user, session = log.key
@@ -189,7 +198,11 @@ class Broker:
                 pipe.hset(self.running_key(self.replica_id), invocation_id, running)
                 await pipe.execute()
 
-        await self.retrying(begin, log, "announcing")
+        try:
+            await self.retrying(begin, log, "announcing")
+        finally:
+            if not announced.done():
+                announced.set_result(None)
         cursor = 0
         while True:
             read = log.read_after(cursor, 256)

@@ -54,7 +54,7 @@ async def _start(request: Request, body: RunBody) -> InvocationLog:
     if held is not None:
         release_when_done(log, held)
     if server.broker is not None:
-        server.broker.publish(log)
+        await server.broker.publish(log)
     return log
 
 
