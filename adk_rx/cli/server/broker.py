@@ -39,13 +39,18 @@ from adk_rx.errors import ConfigurationError
 
 from .log import InvocationLog
 
-__all__ = ["Broker", "RemoteInvocation"]
+__all__ = ["Broker", "BrokerUnavailableError", "RemoteInvocation"]
 
 _log = logging.getLogger("adk_rx.server.broker")
 PING = b": ping\n\n"
 RETRY_FIRST = 0.1
 RETRY_LONGEST = 2.0
 ANNOUNCE_WAIT = 1.0
+FIND_ATTEMPTS = 5
+
+
+class BrokerUnavailableError(Exception):
+    """Redis did not answer (the server answers 503: try again)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,11 +294,25 @@ class Broker:
 
     # -- reading --------------------------------------------------------------------------
     async def find(self, invocation_id: str) -> RemoteInvocation | None:
-        """The invocation as Redis knows it; None when it does not (or Redis fails)."""
-        try:
-            meta = await self.redis.hgetall(self.meta_key(invocation_id))
-        except Exception as exc:
-            _log.warning("broker: looking up invocation %s failed: %s", invocation_id, exc)
+        """The invocation as Redis knows it; None when it does not.
+
+        Raises:
+            BrokerUnavailableError: Redis failed every attempt (about 1.5 s of them).
+        """
+        wait = RETRY_FIRST
+        for attempt in range(FIND_ATTEMPTS):
+            try:
+                meta = await self.redis.hgetall(self.meta_key(invocation_id))
+                break
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                _log.warning("broker: looking up invocation %s failed: %s", invocation_id, exc)
+                if attempt == FIND_ATTEMPTS - 1:
+                    raise BrokerUnavailableError(f"the broker is unreachable: {exc}") from exc
+                await asyncio.sleep(wait)
+                wait = min(wait * 2, RETRY_LONGEST)
+        else:  # pragma: no cover - the loop always breaks or raises
             return None
         if not meta:
             return None
@@ -335,8 +354,17 @@ class Broker:
                 wait = min(wait * 2, RETRY_LONGEST)
                 continue
             if not answer:
-                if not await self.redis.exists(stream):
-                    end = {"invocation_id": invocation_id, "status": "expired", "error": None}
+                # Nothing new: the run is quiet, or it ended before this cursor (a cursor
+                # past the end entry), or its keys expired.
+                try:
+                    known = await self.find(invocation_id)
+                except BrokerUnavailableError:
+                    yield PING
+                    continue
+                if known is None or known.finished_at is not None:
+                    status = "expired" if known is None else known.status
+                    error = None if known is None else known.error
+                    end = {"invocation_id": invocation_id, "status": status, "error": error}
                     yield f"event: end\ndata: {json.dumps(end)}\n\n".encode()
                     return
                 yield PING

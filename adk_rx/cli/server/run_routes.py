@@ -20,7 +20,7 @@ from adk_rx.runner import Runner
 from adk_rx.telemetry.propagation import continued_trace
 
 from .bodies import RunBody, parse_run_body
-from .broker import RemoteInvocation
+from .broker import BrokerUnavailableError, RemoteInvocation
 from .cluster import hold_turn, release_turn, release_when_done
 from .log import InvocationLog
 from .replay import replay_frames, stored_entries, tombstone_status
@@ -157,7 +157,10 @@ async def _log(request: Request) -> InvocationLog | RemoteInvocation | Tombstone
     iid = check_id(request.path_params["iid"], "the invocation id")
     log = server.registry.get(iid) or server.registry.tombstone(iid)
     if log is None and server.broker is not None:
-        remote = await server.broker.find(iid)
+        try:
+            remote = await server.broker.find(iid)
+        except BrokerUnavailableError as exc:
+            raise HTTPException(503, str(exc), headers={"Retry-After": "1"}) from exc
         if remote is not None and remote.key == key:
             return remote
     if log is None or log.key != key:
