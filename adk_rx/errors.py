@@ -34,6 +34,7 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
         ├── LlmCallsLimitExceededError RunConfig.max_llm_calls was reached
         └── RunnerClosedError       the Runner was closed: it starts no new run
     ServerError (also under AdkRxError) a request the API server refuses
+    ├── BrokerUnavailableError      the servers' shared Redis does not answer (503)
     ├── AppNotFoundError            no app of that name in the agents folder (404; LookupError)
     ├── SessionBusyError            the session already has a run in this process (409)
     └── TooManyRunsError            the server's limit of running invocations is reached (429)
@@ -49,6 +50,7 @@ __all__ = [
     "AgentNotFoundError",
     "AppNotFoundError",
     "BackpressureError",
+    "BrokerUnavailableError",
     "CallbackError",
     "CircuitOpenError",
     "ConfigurationError",
@@ -223,6 +225,10 @@ class RunnerClosedError(StopError):
 
 class ServerError(AdkRxError):
     """The API server refuses a request; the subclass says which answer it gets."""
+
+
+class BrokerUnavailableError(ServerError):
+    """The Redis that several server processes share does not answer (try again)."""
 
 
 class AppNotFoundError(ServerError, LookupError):

@@ -35,11 +35,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from adk_rx.errors import ConfigurationError
+from adk_rx.errors import BrokerUnavailableError, ConfigurationError
 
 from .log import InvocationLog
 
-__all__ = ["Broker", "BrokerUnavailableError", "RemoteInvocation"]
+__all__ = ["Broker", "RemoteInvocation"]
 
 _log = logging.getLogger("adk_rx.server.broker")
 PING = b": ping\n\n"
@@ -47,10 +47,6 @@ RETRY_FIRST = 0.1
 RETRY_LONGEST = 2.0
 ANNOUNCE_WAIT = 1.0
 FIND_ATTEMPTS = 5
-
-
-class BrokerUnavailableError(Exception):
-    """Redis did not answer (the server answers 503: try again)."""
 
 
 @dataclass(frozen=True, slots=True)
