@@ -193,19 +193,22 @@ class Runner:
         delta = dict(state_delta or {})
         check_state_delta(delta, "the state_delta of run_async")
 
+        return self._invocations(
+            user_id=user_id,
+            session_id=session_id,
+            message=message,
+            run_config=config,
+            state_delta=delta,
+            resume_id=invocation_id,
+        )
+
+    def _invocations(self, **options: Any) -> Observable[Event]:
+        """A cold Observable whose every subscription is one new :class:`Invocation`."""
+
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            invocation = Invocation(
-                self,
-                observer,
-                user_id=user_id,
-                session_id=session_id,
-                message=message,
-                run_config=config,
-                state_delta=delta,
-                resume_id=invocation_id,
-            )
+            invocation = Invocation(self, observer, **options)
             if not self.runs.admit(invocation):
                 observer.on_error(RunnerClosedError("the Runner is closed; it starts no new run"))
                 return Disposable()
@@ -248,25 +251,14 @@ class Runner:
         if not isinstance(config, RunConfig):
             raise ConfigurationError("run_config must be a RunConfig")
 
-        def subscribe(
-            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
-            invocation = Invocation(
-                self,
-                observer,
-                user_id=user_id,
-                session_id=session_id,
-                message=None,
-                run_config=config,
-                state_delta={},
-                live_queue=live_request_queue,
-            )
-            if not self.runs.admit(invocation):
-                observer.on_error(RunnerClosedError("the Runner is closed; it starts no new run"))
-                return Disposable()
-            return invocation.start(self._gates)
-
-        return AwaitableObservable(subscribe)
+        return self._invocations(
+            user_id=user_id,
+            session_id=session_id,
+            message=None,
+            run_config=config,
+            state_delta={},
+            live_queue=live_request_queue,
+        )
 
     def run(
         self,
