@@ -25,8 +25,8 @@ from adk_rx import InMemorySessionService, LlmAgent, Runner
 from adk_rx.models import LlmResponse
 from adk_rx.testing import ScriptedLlm
 
-GOOGLE_ADK = {"text turn": 5_700, "tool turn": 12_300}  # google-adk 2.13, same turns
-AIMS = {"text turn": 230, "tool turn": 620}
+GOOGLE_ADK = {"text turn": 5_700, "tool turn": 12_300, "inline tool turn": 12_300}  # google-adk 2.13, same turns
+AIMS = {"text turn": 230, "tool turn": 620, "inline tool turn": 620}
 
 
 def add(a: int, b: int) -> int:
@@ -125,6 +125,7 @@ def counts(where: dict[str, Counter[str]] | None = None) -> dict[str, int]:
     for label, llm, tools in (
         ("text turn", ScriptedLlm([LlmResponse.text(f"reply {i}") for i in range(2)]), []),
         ("tool turn", ScriptedLlm(_tool_script(2)), [add]),
+        ("inline tool turn", ScriptedLlm(_tool_script(2)), [__import__("adk_rx").FunctionTool(add, blocking=False)]),
     ):
         agent = LlmAgent(name="bench_agent", model=llm, instruction="Answer.", tools=tools)
         service = InMemorySessionService()

@@ -25,7 +25,14 @@ from reactivex import operators as ops
 from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.events import Event, EventActions, ToolConfirmation, new_call_id
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
-from adk_rx.flows.tool_call import NO_RESPONSE, Call, run_call, tool_result_dict
+from adk_rx.flows.tool_call import (
+    NO_RESPONSE,
+    Call,
+    is_plain,
+    run_call,
+    run_call_now,
+    tool_result_dict,
+)
 from adk_rx.flows.tool_errors import TRACEBACKS_KEY
 from adk_rx.flows.tool_progress import connect_progress, with_progress
 from adk_rx.run_config import ToolExecutionMode
@@ -36,7 +43,7 @@ if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["handle_function_calls", "tool_result_dict"]
+__all__ = ["call_events_now", "handle_function_calls", "tool_result_dict"]
 
 
 def handle_function_calls(
@@ -78,6 +85,38 @@ def handle_function_calls(
     return with_progress(build)
 
 
+def call_events_now(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    calls: Sequence[types.FunctionCall],
+    tools: Mapping[str, BaseTool],
+) -> list[Event] | Observable[Event]:
+    """Runs ``calls`` like :func:`handle_function_calls`; the events at once when it can.
+
+    One call of a tool that ``runs_inline``, with no tool callback, timeout or span around
+    it, is made here and its events are returned as a list; anything else (or a tool that
+    failed, whose recovery may call callbacks) is an Observable of the events.
+    """
+    if len(calls) == 1 and ctx.trace is None:
+        call = calls[0]
+        tool = tools.get(call.name or "")
+        if (
+            tool is not None
+            and tool.runs_inline
+            and not tool.reports_progress
+            and is_plain(agent, ctx)
+        ):
+            context = ToolContext(ctx, function_call_id=call.id, tool_name=call.name)
+            items = [Call(call, tool, context)]
+            result = run_call_now(agent, ctx, items[0], tool)
+            if isinstance(result, Observable):
+                return result.pipe(  # pyright: ignore[reportUnknownMemberType]
+                    concat_map_direct(lambda r: tuple(_event_list(agent, ctx, items, [r])))
+                )
+            return _event_list(agent, ctx, items, [result])
+    return handle_function_calls(agent, ctx, calls, tools)
+
+
 def _handle(agent: LlmAgent, ctx: InvocationContext, items: list[Call]) -> Observable[Event]:
     collected: Observable[list[Any]]
     if len(items) == 1:  # called at subscribe time (by the flow's defer): run it now
@@ -99,6 +138,13 @@ def _handle(agent: LlmAgent, ctx: InvocationContext, items: list[Call]) -> Obser
 def _events(
     agent: LlmAgent, ctx: InvocationContext, items: list[Call], results: list[Any]
 ) -> Observable[Event]:
+    return rx_items(_event_list(agent, ctx, items, results))
+
+
+def _event_list(
+    agent: LlmAgent, ctx: InvocationContext, items: list[Call], results: list[Any]
+) -> list[Event]:
+    """An optional confirmation-request event, then the merged response event."""
     parts: list[types.Part] = []
     actions = EventActions()
     for item, result in zip(items, results, strict=True):
@@ -122,7 +168,7 @@ def _events(
                 usage_metadata=_child_usage(items),
             )
         )
-    return rx_items(out)
+    return out
 
 
 def _child_usage(items: list[Call]) -> types.GenerateContentResponseUsageMetadata | None:

@@ -5,8 +5,12 @@
 A step ends with the events of one model call: the model's event(s), then (if it called
 functions) an optional confirmation request and the merged function-response event, then,
 if an event asks for a transfer, the whole run of the target agent. The loop goes on while
-the step's last event is not a final response; the next step is subscribed only after the
-previous one completed, so it sees every event of the previous step applied to the session.
+the step's last event is not a final response; the next step starts only after the
+previous one ended, so it sees every event of the previous step applied to the session.
+
+The loop is a generator run by :func:`~adk_rx.rx.generator_stage.from_generator`: while the
+model answers at once and tools run inline, a whole turn is plain calls on the subscribing
+thread, and only an asynchronous model call or tool is subscribed as an Observable.
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ from reactivex import Observable
 
 from adk_rx.context import InvocationContext
 from adk_rx.events import Event
-from adk_rx.flows.llm_step import one_step
-from adk_rx.rx.repeat_steps import repeat_steps
+from adk_rx.flows.llm_step import step_events
+from adk_rx.rx.generator_stage import Steps, from_generator
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
@@ -28,16 +32,21 @@ __all__ = ["run_llm_flow"]
 
 def run_llm_flow(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
     """The agent's steps until a final response, ``end_of_agent`` or ``max_steps``."""
-    max_steps = agent.max_steps
+    return from_generator(lambda: _steps(agent, ctx))
 
-    def is_over(last: Event | None, taken: int) -> bool:
-        return (
+
+def _steps(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
+    max_steps = agent.max_steps
+    taken = 0
+    while True:
+        last = yield from step_events(agent, ctx)
+        taken += 1
+        if (
             last is None
             or last.is_final_response()
             or last.actions.end_of_agent
             or ctx.end_invocation
             or ctx.cancelled
             or (max_steps is not None and taken >= max_steps)
-        )
-
-    return repeat_steps(lambda: one_step(agent, ctx), is_over)
+        ):
+            return

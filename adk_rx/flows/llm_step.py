@@ -22,35 +22,112 @@ from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
 from adk_rx.events import Event, new_call_id, new_event_id
 from adk_rx.flows.confirmation import resume_confirmations
-from adk_rx.flows.functions import handle_function_calls
+from adk_rx.flows.functions import call_events_now
 from adk_rx.flows.request import build_request_now
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.run_config import StreamingMode
 from adk_rx.rx import sync
 from adk_rx.rx.concat_map_direct import concat_map_direct
+from adk_rx.rx.generator_stage import Steps, from_generator
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["one_step"]
+__all__ = ["one_step", "step_events"]
+
+
+def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
+    """One step as a generator (see :func:`adk_rx.rx.generator_stage.from_generator`).
+
+    Returns the step's last event. While the model answers at once (``generate_now``) and
+    no model callback or span is around the call, the step runs as plain calls; otherwise
+    the model call and what follows it are an Observable, yielded in place.
+    """
+    last: Event | None = None
+    confirmed = resume_confirmations(agent, ctx)
+    if confirmed is not None:
+        last = yield confirmed
+    if ctx.end_invocation or ctx.cancelled:
+        return last
+    request = build_request_now(agent, ctx)
+    if not isinstance(request, LlmRequest):
+        ended = yield request.pipe(concat_map_direct(lambda req: _call_model(agent, ctx, req)))
+        return ended or last
+    ctx.increment_llm_call_count()
+    responses = _responses_now(agent, ctx, request)
+    if responses is None:
+        return (yield _call_model_counted(agent, ctx, request)) or last
+    cc = CallbackContext(ctx)
+    tools = request.tools_dict
+    event_id = _ResponseId()
+    for response in responses:
+        event = _model_event(agent, ctx, cc, tools, response, event_id)
+        if event is None:
+            continue
+        last = yield from _event_and_calls(agent, ctx, tools, event)
+    return last
+
+
+def _responses_now(
+    agent: LlmAgent, ctx: InvocationContext, request: LlmRequest
+) -> list[LlmResponse] | None:
+    """The model's responses when it answers at once and nothing wraps the call, else None."""
+    plugins = ctx.plugin_manager
+    if (
+        ctx.trace is not None
+        or has_callbacks(plugins, "before_model_callback", agent.before_model_callback)
+        or has_callbacks(plugins, "after_model_callback", agent.after_model_callback)
+    ):
+        return None
+    stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
+    return agent.canonical_model.generate_now(request, stream=stream)
+
+
+def _event_and_calls(
+    agent: LlmAgent, ctx: InvocationContext, tools: dict[str, BaseTool], event: Event
+) -> Steps[Event]:
+    """The model's event, then its calls' events, each followed by the run of the agent it
+    transfers to; returns the last event."""
+    yield event
+    if event.partial:
+        return event  # a partial function call is never executed
+    last = event
+    if event.actions.transfer_to_agent:
+        last = (yield _transfer(agent, ctx, event.actions.transfer_to_agent)) or last
+    calls = event.get_function_calls()
+    if not calls:
+        return last
+    wait_stored = ctx.shared.wait_stored
+    if wait_stored is not None:  # resumable: tools start once their call is durable
+        yield wait_stored(event.id)
+    answered = call_events_now(agent, ctx, calls, tools)
+    if isinstance(answered, Observable):
+
+        def then_transfer(e: Event) -> Observable[Event] | tuple[Event, ...]:
+            return _maybe_transfer_direct(agent, ctx, e)
+
+        return (yield answered.pipe(concat_map_direct(then_transfer))) or last
+    for response in answered:
+        yield response
+        last = response
+        if response.actions.transfer_to_agent:
+            last = (yield _transfer(agent, ctx, response.actions.transfer_to_agent)) or last
+    return last
+
+
+def _maybe_transfer_direct(
+    agent: LlmAgent, ctx: InvocationContext, event: Event
+) -> Observable[Event] | tuple[Event, ...]:
+    if not event.actions.transfer_to_agent or event.partial:
+        return (event,)
+    return _maybe_transfer(agent, ctx, event)
 
 
 def one_step(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
-    processor_events = resume_confirmations(agent, ctx)
-
-    def call(_: Any) -> Observable[Event]:
-        if ctx.end_invocation or ctx.cancelled:
-            return sync.empty()
-        request = build_request_now(agent, ctx)
-        if isinstance(request, LlmRequest):
-            return _call_model(agent, ctx, request)
-        return request.pipe(concat_map_direct(lambda req: _call_model(agent, ctx, req)))
-
-    if processor_events is None:
-        return call(None)  # already lazy: built when the step starts
-    return processor_events.pipe(ops.concat(rx.defer(call)))
+    """One step as an Observable (the generator of :func:`step_events`, subscribed)."""
+    return from_generator(lambda: step_events(agent, ctx))
 
 
 def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> Observable[Event]:
@@ -58,6 +135,12 @@ def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) ->
         ctx.increment_llm_call_count()
     except AdkRxError as exc:
         return rx.throw(exc)
+    return _call_model_counted(agent, ctx, request)
+
+
+def _call_model_counted(
+    agent: LlmAgent, ctx: InvocationContext, request: LlmRequest
+) -> Observable[Event]:
     cc = CallbackContext(ctx)
     plugins = ctx.plugin_manager
     model = agent.canonical_model
@@ -282,32 +365,26 @@ def _postprocess(
     calls = event.get_function_calls()
     if not calls and not event.actions.transfer_to_agent:
         return (event,)
-    events = sync.just(event)
-    if calls:
-        run_calls = rx.defer(lambda _: handle_function_calls(agent, ctx, calls, tools))
-        wait_stored = ctx.shared.wait_stored
-        if wait_stored is not None:  # resumable: tools start once their call is durable
-            run_calls = wait_stored(event.id).pipe(ops.concat(run_calls))
-        events = events.pipe(ops.concat(run_calls))
-    return events.pipe(ops.concat_map(lambda e: _maybe_transfer(agent, ctx, e)))
+    return from_generator(lambda: _event_and_calls(agent, ctx, tools, event))
 
 
 def _maybe_transfer(agent: LlmAgent, ctx: InvocationContext, event: Event) -> Observable[Event]:
     target_name = event.actions.transfer_to_agent
     if not target_name or event.partial:
         return sync.just(event)
+    return sync.just(event).pipe(ops.concat(rx.defer(lambda _: _transfer(agent, ctx, target_name))))
 
-    def transfer(_: Any) -> Observable[Event]:
-        target = agent.root_agent.find_agent(target_name)
-        if target is None:
-            return rx.throw(
-                AgentNotFoundError(
-                    f"agent {agent.name!r} asked to transfer to {target_name!r}, which is not in "
-                    f"the agent tree rooted at {agent.root_agent.name!r}"
-                )
+
+def _transfer(agent: LlmAgent, ctx: InvocationContext, target_name: str) -> Observable[Event]:
+    """The run of the agent ``target_name`` (nothing once the invocation is cancelled)."""
+    target = agent.root_agent.find_agent(target_name)
+    if target is None:
+        return rx.throw(
+            AgentNotFoundError(
+                f"agent {agent.name!r} asked to transfer to {target_name!r}, which is not in "
+                f"the agent tree rooted at {agent.root_agent.name!r}"
             )
-        if ctx.cancelled:
-            return sync.empty()
-        return target.run_async(ctx)
-
-    return sync.just(event).pipe(ops.concat(rx.defer(transfer)))
+        )
+    if ctx.cancelled:
+        return sync.empty()
+    return target.run_async(ctx)

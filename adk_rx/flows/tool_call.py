@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from adk_rx.telemetry.spans import ToolSpan
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["NO_RESPONSE", "Call", "run_call", "tool_result_dict"]
+__all__ = ["NO_RESPONSE", "Call", "is_plain", "run_call", "run_call_now", "tool_result_dict"]
 
 NO_RESPONSE = object()  # a long-running tool that has no result yet
 
@@ -92,12 +92,12 @@ def run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[
 
 
 def _run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[Any]:
-    if item.tool is not None and _is_plain(agent, ctx):
+    if item.tool is not None and is_plain(agent, ctx):
         return _plain_call(agent, ctx, item, item.tool)
     return _run_call_with_callbacks(agent, ctx, item)
 
 
-def _is_plain(agent: LlmAgent, ctx: InvocationContext) -> bool:
+def is_plain(agent: LlmAgent, ctx: InvocationContext) -> bool:
     """No tool callbacks and no tool timeout: a call is the tool plus result mapping."""
     plugins = ctx.plugin_manager
     return (
@@ -109,6 +109,25 @@ def _is_plain(agent: LlmAgent, ctx: InvocationContext) -> bool:
             or not (plugins.has("before_tool_callback") or plugins.has("after_tool_callback"))
         )
     )
+
+
+def run_call_now(agent: LlmAgent, ctx: InvocationContext, item: Call, tool: BaseTool) -> Any:
+    """A plain call (see :func:`is_plain`) of a tool that ``runs_inline``, made at once.
+
+    Returns the response (or NO_RESPONSE), or, when the tool failed, the Observable of the
+    recovery (the on-tool-error callbacks, else ``{"error": ...}``); a stop raises.
+    """
+    if ctx.cancelled:
+        raise StopError("invocation cancelled")
+    try:
+        value = tool.run_now(args=item.args, tool_context=item.context)
+        if value is None and tool.is_long_running:
+            return NO_RESPONSE
+        return tool_result_dict(_jsonable(tool, value))
+    except StopError:
+        raise
+    except Exception as exc:
+        return _tool_error(agent, ctx, item, tool, exc)
 
 
 def _plain_call(

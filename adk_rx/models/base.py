@@ -42,6 +42,18 @@ class BaseLlm(ABC):
         stop the call (cancel the task, close the HTTP response).
         """
 
+    def generate_now(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> list[LlmResponse] | None:
+        """The call's responses at once, when the model has them without waiting; else None.
+
+        The synchronous fast path asks this first: a model that answers from memory (a
+        script, a cache) returns the responses that :meth:`generate_content` would emit and
+        the step runs as plain calls; None (the default) means the step subscribes
+        :meth:`generate_content`. Returning a list counts as the call.
+        """
+        return None
+
     def connect(self, llm_request: LlmRequest) -> BaseLlmConnection:
         """Opens a live, bidirectional connection for ``llm_request`` (``Runner.run_live``).
 

@@ -98,14 +98,18 @@ class Invocation:
         previous, self._gate = gates.enter(self.key)
         self._previous = previous
         if previous is None:
-            self._begin()
+            # Through the thread's trampoline, as stock Rx sources start: when subscribe()
+            # runs inside one, the subscriber holds this run's disposable before the first
+            # event, so a dispose from inside on_next (``take(k)``) stops even a run that
+            # is all synchronous.
+            self._begin_queued()
         else:
             self._cancel_wait = previous.when_open(self._begin_queued)
         return Disposable(self.dispose)
 
     def _begin_queued(self) -> None:
-        # The previous run opened the gate from deep inside its own completion; going through
-        # the thread's trampoline keeps a long queue of runs from nesting stack frames.
+        # (For a queued run: the previous run opened the gate from deep inside its own
+        # completion; the trampoline keeps a long queue of runs from nesting stack frames.)
         CurrentThreadScheduler.singleton().schedule(lambda *_: self._begin())
 
     def _release(self) -> None:

@@ -47,9 +47,12 @@ class BaseTool(ABC):
         is_idempotent: running the call twice does no harm, so a resumed invocation runs
             again a call that a crash or a stop left without a response (otherwise the
             call is answered ``{"error": "interrupted"}``).
+        runs_inline: the tool can answer with :meth:`run_now` on the calling thread, at
+            once (it never blocks), so a call costs no subscription.
     """
 
     reports_progress: bool = False
+    runs_inline: bool = False
 
     def __init__(
         self,
@@ -86,6 +89,13 @@ class BaseTool(ABC):
     @abstractmethod
     def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
         """Runs the tool; a cold Observable of at most one result (a dict, or None)."""
+
+    def run_now(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
+        """Runs the tool on the calling thread and returns its result (a dict, or None).
+
+        Only called when ``runs_inline`` is True; raises what ``run_async`` would error with.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not run inline")
 
     def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest

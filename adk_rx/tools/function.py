@@ -193,6 +193,7 @@ class FunctionTool(BaseTool):
                 "coroutine, async generator or Observable never blocks the caller anyway"
             )
         self.blocking = blocking
+        self.runs_inline = not blocking
         self._declaration = types.FunctionDeclaration(
             name=self.name,
             description=self.description,
@@ -246,6 +247,23 @@ class FunctionTool(BaseTool):
         if not self.blocking:
             return single(blocking)  # it said it never blocks: no hand-off
         return from_blocking(blocking, tool_context.invocation_context.io_scheduler)
+
+    def run_now(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
+        """Validates ``args``, checks confirmation and calls the function, on this thread.
+
+        For a tool that never blocks (``runs_inline``); raises what ``run_async`` errors with.
+        """
+        try:
+            call = self._schema.bind(args, tool_context)
+        except pydantic.ValidationError as exc:
+            raise ToolArgumentsError(_validation_message(self.name, exc)) from None
+        refusal = self._check_confirmation(call, tool_context)
+        if refusal is not None:
+            return refusal
+        value = self.func(*call.args, **call.kwargs)
+        if isinstance(value, Observable):  # an unannotated Observable result: rare
+            value = value.pipe(ops.last_or_default(None)).run()  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        return self._to_response(value)
 
     def _check_confirmation(
         self, call: BoundCall, tool_context: ToolContext

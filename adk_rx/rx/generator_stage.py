@@ -1,0 +1,168 @@
+"""``from_generator``: an Observable run by a generator that yields items or Observables.
+
+The synchronous fast path of the LLM loop. A step written as a generator runs as plain calls
+while nothing is asynchronous: each yielded item is emitted at once, with no subscription
+per item or per step. Only an asynchronous edge pays for Rx: the generator yields an
+Observable (a model that answers on another thread, a tool on the I/O pool), its items are
+emitted, and the generator resumes once it completed, on whatever thread completed it, with
+the inner's last item as the value of the ``yield`` (None if it emitted nothing). An inner
+error is raised inside the generator at that ``yield``, so it may recover as from any call.
+
+Marble diagram::
+
+    def steps():
+        yield a                 # emitted at once
+        last = yield inner      # inner's items are emitted; last == c
+        yield d
+
+    inner:            --b--c|
+    from_generator:   a--b--c-d|
+
+    inner:            --b--#e       (not caught by the generator)
+    from_generator:   a--b--#e
+
+Disposal stops the inner at once, emits nothing more, and closes the generator (its
+``finally`` blocks run) as soon as it is not running.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Generator
+from typing import Any, Generic, TypeVar
+
+from reactivex import Observable, abc
+from reactivex.disposable import SerialDisposable
+
+from adk_rx.rx import sync
+
+__all__ = ["Steps", "from_generator"]
+
+T = TypeVar("T")
+
+Steps = Generator["T | Observable[T]", "T | None", Any]
+"""A generator of items to emit and Observables whose items are emitted in place."""
+
+
+def from_generator(make: Callable[[], Steps[T]]) -> Observable[T]:
+    """A cold Observable that runs ``make()``'s generator on each subscription.
+
+    Args:
+        make: builds the generator; called at subscribe time (an exception errors the stream).
+
+    Returns:
+        The Observable of every yielded item and every yielded Observable's items, in order.
+    """
+
+    def subscribe(
+        observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        driver = _Driver(observer, scheduler)
+        try:
+            generator = make()
+        except Exception as exc:
+            observer.on_error(exc)
+            return driver
+        driver.start(generator)
+        return driver
+
+    return Observable(subscribe)
+
+
+class _Driver(abc.DisposableBase, Generic[T]):
+    """One subscription: steps the generator, subscribes what it yields, and stops it."""
+
+    __slots__ = ("_generator", "_inner", "_last", "_observer", "_scheduler", "disposed")
+
+    def __init__(self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None) -> None:
+        self._observer = observer
+        self._scheduler = scheduler
+        self._inner = SerialDisposable()
+        self._generator: Steps[T] | None = None
+        self._last: T | None = None
+        self.disposed = False
+
+    def start(self, generator: Steps[T]) -> None:
+        self._generator = generator
+        self._advance(None, None)
+
+    def _advance(self, value: T | None, error: Exception | None) -> None:
+        """Runs the generator until it waits for an asynchronous inner, ends or fails."""
+        generator = self._generator
+        if generator is None:
+            return  # closed by a disposal
+        observer = self._observer
+        while not self.disposed:
+            try:
+                if error is None:
+                    item = generator.send(value)
+                else:
+                    item, error = generator.throw(error), None
+            except StopIteration:
+                if not self.disposed:
+                    observer.on_completed()
+                return
+            except Exception as exc:
+                if not self.disposed:
+                    observer.on_error(exc)
+                return
+            value = None
+            if not isinstance(item, Observable):
+                observer.on_next(item)
+                continue
+            outcome = self._subscribe(item)
+            if outcome is None:
+                return  # completes later: the inner's completion or error goes on from there
+            value, error = outcome
+        self._close()
+
+    def _inner_next(self, item: T) -> None:
+        self._last = item
+        self._observer.on_next(item)
+
+    def _subscribe(self, inner: Observable[T]) -> tuple[T | None, Exception | None] | None:
+        """Subscribes ``inner``; its outcome when it ended while subscribing, else None."""
+        self._last = None
+        lock = threading.Lock()
+        state: list[Any] = [_SUBSCRIBING]
+
+        def ended(error: Exception | None) -> None:
+            with lock:
+                later = state[0] is _RUNNING
+                if not later:
+                    state[0] = (self._last, error)
+            if later:
+                self._advance(self._last if error is None else None, error)
+
+        sync.subscribe_inner(
+            inner,
+            self._inner_next,
+            ended,
+            lambda: ended(None),
+            self._scheduler,
+            into=self._inner,
+        )
+        with lock:
+            if state[0] is _SUBSCRIBING:
+                state[0] = _RUNNING
+                return None
+            return state[0]
+
+    def _close(self) -> None:
+        generator = self._generator
+        if generator is None:
+            return
+        try:
+            generator.close()  # runs its finally blocks
+        except ValueError:
+            return  # running on another thread: that thread sees ``disposed`` and closes it
+        self._generator = None
+
+    def dispose(self) -> None:
+        self.disposed = True
+        self._inner.dispose()
+        self._close()
+
+
+_SUBSCRIBING = object()
+_RUNNING = object()

@@ -1,0 +1,190 @@
+"""from_generator: a generator's items emitted at once, its yielded Observables in place."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Generator
+from typing import Any
+
+import reactivex as rx
+from reactivex.subject import Subject
+from reactivex.testing import ReactiveTest, TestScheduler
+
+from adk_rx.rx.generator_stage import from_generator
+from adk_rx.rx.sync import items
+
+on_next, on_completed, on_error = (
+    ReactiveTest.on_next,
+    ReactiveTest.on_completed,
+    ReactiveTest.on_error,
+)
+
+
+def test_items_are_emitted_at_once_and_an_inner_is_awaited_in_place_on_virtual_time() -> None:
+    # steps:            a, then inner, then d (with inner's last item)
+    # inner:            --b--c|          (relative 10, 20; completes 30)
+    # from_generator:   a--b--c-d|       (a at 200; d when inner completed, at 230)
+    scheduler = TestScheduler()
+    inner = scheduler.create_cold_observable(on_next(10, "b"), on_next(20, "c"), on_completed(30))
+    resumed_at: list[int] = []
+
+    def steps() -> Generator[Any, Any, None]:
+        yield "a"
+        last = yield inner
+        resumed_at.append(scheduler.clock)
+        yield f"d after {last}"
+
+    result = scheduler.start(lambda: from_generator(steps))
+    assert result.messages == [
+        on_next(200, "a"),
+        on_next(210, "b"),
+        on_next(220, "c"),
+        on_next(230, "d after c"),
+        on_completed(230),
+    ]
+    assert resumed_at == [230]
+
+
+def test_a_whole_synchronous_run_needs_no_subscription_per_item() -> None:
+    def steps() -> Generator[Any, Any, None]:
+        yield from range(3)
+        last = yield items([10, 11])  # completes while subscribing: goes on in this loop
+        yield last
+        empty_last = yield rx.empty()
+        yield empty_last
+
+    got: list[Any] = []
+    from_generator(steps).subscribe(got.append, on_completed=lambda: got.append("|"))
+    assert got == [0, 1, 2, 10, 11, 11, None, "|"]
+
+
+def test_an_inner_error_is_raised_at_the_yield_and_the_generator_may_recover() -> None:
+    # inner:            --b--#e
+    # steps:            catches e, yields "recovered"
+    # from_generator:   --b--recovered|
+    def steps() -> Generator[Any, Any, None]:
+        try:
+            yield rx.concat(items(["b"]), rx.throw(ValueError("e")))
+        except ValueError as exc:
+            yield f"recovered from {exc}"
+
+    got: list[Any] = []
+    from_generator(steps).subscribe(got.append, on_completed=lambda: got.append("|"))
+    assert got == ["b", "recovered from e", "|"]
+
+
+def test_an_error_the_generator_does_not_catch_ends_the_stream() -> None:
+    # inner (later):    --b--#e          (the error arrives after subscribe() returned)
+    # from_generator:   a--b--#e
+    subject: Subject[str] = Subject()
+
+    def steps() -> Generator[Any, Any, None]:
+        yield "a"
+        yield subject
+        yield "never"
+
+    got: list[Any] = []
+    errors: list[Exception] = []
+    from_generator(steps).subscribe(got.append, errors.append)
+    subject.on_next("b")
+    subject.on_error(RuntimeError("e"))
+    assert got == ["a", "b"]
+    assert [str(e) for e in errors] == ["e"]
+
+
+def test_an_exception_in_the_generator_or_its_factory_errors_the_stream() -> None:
+    def steps() -> Generator[Any, Any, None]:
+        yield 1
+        raise KeyError("boom")
+
+    errors: list[Exception] = []
+    from_generator(steps).subscribe(on_error=errors.append)
+
+    def no_generator() -> Generator[Any, Any, None]:
+        raise ValueError("cannot start")
+
+    from_generator(no_generator).subscribe(on_error=errors.append)
+    assert [type(e) for e in errors] == [KeyError, ValueError]
+
+
+def test_an_inner_completing_on_another_thread_resumes_the_generator_there() -> None:
+    done = threading.Event()
+    threads: list[str] = []
+
+    def steps() -> Generator[Any, Any, None]:
+        yield "a"
+        yield rx.timer(0.01).pipe(rx.operators.map(lambda _: "b"))
+        threads.append(threading.current_thread().name)
+        yield "c"
+
+    got: list[Any] = []
+    from_generator(steps).subscribe(got.append, on_completed=done.set)
+    assert done.wait(5)
+    assert got == ["a", "b", "c"]
+    assert threads != [threading.current_thread().name]
+
+
+def test_disposing_from_inside_on_next_stops_the_run_and_closes_the_generator() -> None:
+    # The run goes on synchronously once a first inner completed (after subscribe() returned,
+    # so the subscriber holds the handle): a dispose from on_next stops it at that item.
+    gate: Subject[str] = Subject()
+    closed: list[str] = []
+    produced: list[int] = []
+
+    def steps() -> Generator[Any, Any, None]:
+        try:
+            yield gate
+            for n in range(100):
+                produced.append(n)
+                yield n
+        finally:
+            closed.append("closed")
+
+    got: list[Any] = []
+    handle: list[Any] = []
+
+    def on_next(item: Any) -> None:
+        got.append(item)
+        if item == 2:
+            handle[0].dispose()
+
+    handle.append(from_generator(steps).subscribe(on_next))
+    gate.on_completed()
+    assert got == [0, 1, 2]
+    assert produced == [0, 1, 2]
+    assert closed == ["closed"]
+
+
+def test_disposing_while_an_inner_runs_disposes_the_inner_and_emits_nothing_more() -> None:
+    subject: Subject[str] = Subject()
+    closed: list[str] = []
+
+    def steps() -> Generator[Any, Any, None]:
+        try:
+            yield "a"
+            yield subject
+            yield "never"
+        finally:
+            closed.append("closed")
+
+    got: list[Any] = []
+    subscription = from_generator(steps).subscribe(got.append)
+    assert subject.observers  # the inner is subscribed
+    subscription.dispose()
+    assert not subject.observers
+    subject.on_next("late")
+    assert got == ["a"]
+    assert closed == ["closed"]
+
+
+def test_a_long_synchronous_run_does_not_grow_the_stack() -> None:
+    count = sys.getrecursionlimit() * 2
+
+    def steps() -> Generator[Any, Any, None]:
+        for n in range(count):
+            yield items([n])
+
+    got: list[int] = []
+    from_generator(steps).subscribe(got.append)
+    assert len(got) == count
