@@ -36,6 +36,7 @@ from adk_rx.flows.tool_call import (
 from adk_rx.flows.tool_errors import TRACEBACKS_KEY
 from adk_rx.flows.tool_progress import connect_progress, with_progress
 from adk_rx.run_config import ToolExecutionMode
+from adk_rx.rx.bridges import from_blocking
 from adk_rx.rx.concat_map_direct import concat_map_direct
 from adk_rx.rx.sync import items as rx_items
 
@@ -102,18 +103,27 @@ def call_events_now(
         tool = tools.get(call.name or "")
         if (
             tool is not None
-            and tool.runs_inline
+            and tool.has_run_now
             and not tool.reports_progress
             and is_plain(agent, ctx)
         ):
             context = ToolContext(ctx, function_call_id=call.id, tool_name=call.name)
             items = [Call(call, tool, context)]
-            result = run_call_now(agent, ctx, items[0], tool)
-            if isinstance(result, Observable):
-                return result.pipe(  # pyright: ignore[reportUnknownMemberType]
-                    concat_map_direct(lambda r: tuple(_event_list(agent, ctx, items, [r])))
-                )
-            return _event_list(agent, ctx, items, [result])
+
+            def answer() -> Any:
+                return run_call_now(agent, ctx, items[0], tool)
+
+            def events(result: Any) -> Observable[Event] | tuple[Event, ...]:
+                if isinstance(result, Observable):  # the tool failed: its recovery
+                    return result.pipe(  # pyright: ignore[reportUnknownMemberType]
+                        concat_map_direct(lambda r: tuple(_event_list(agent, ctx, items, [r])))
+                    )
+                return tuple(_event_list(agent, ctx, items, [result]))
+
+            if not tool.runs_inline:  # it may block: one hand-off to the I/O scheduler
+                return from_blocking(answer, ctx.io_scheduler).pipe(concat_map_direct(events))
+            answered = events(answer())
+            return answered if isinstance(answered, Observable) else list(answered)
     return handle_function_calls(agent, ctx, calls, tools)
 
 

@@ -47,11 +47,13 @@ class BaseTool(ABC):
         is_idempotent: running the call twice does no harm, so a resumed invocation runs
             again a call that a crash or a stop left without a response (otherwise the
             call is answered ``{"error": "interrupted"}``).
-        runs_inline: the tool can answer with :meth:`run_now` on the calling thread, at
-            once (it never blocks), so a call costs no subscription.
+        has_run_now: the tool implements :meth:`run_now` (a plain call to its end), so a
+            call costs no subscription: it is made on the I/O scheduler, or
+        runs_inline: on the calling thread, because it never blocks.
     """
 
     reports_progress: bool = False
+    has_run_now: bool = False
     runs_inline: bool = False
 
     def __init__(
@@ -93,7 +95,7 @@ class BaseTool(ABC):
     def run_now(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         """Runs the tool on the calling thread and returns its result (a dict, or None).
 
-        Only called when ``runs_inline`` is True; raises what ``run_async`` would error with.
+        Only called when ``has_run_now`` is True; raises what ``run_async`` would error with.
         """
         raise NotImplementedError(f"{type(self).__name__} does not run inline")
 

@@ -193,7 +193,8 @@ class FunctionTool(BaseTool):
                 "coroutine, async generator or Observable never blocks the caller anyway"
             )
         self.blocking = blocking
-        self.runs_inline = not blocking
+        self.has_run_now = self._kind == "sync" and not schema.returns_observable
+        self.runs_inline = self.has_run_now and not blocking
         self._declaration = types.FunctionDeclaration(
             name=self.name,
             description=self.description,
@@ -251,7 +252,7 @@ class FunctionTool(BaseTool):
     def run_now(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         """Validates ``args``, checks confirmation and calls the function, on this thread.
 
-        For a tool that never blocks (``runs_inline``); raises what ``run_async`` errors with.
+        For a plain sync function (``has_run_now``); raises what ``run_async`` errors with.
         """
         try:
             call = self._schema.bind(args, tool_context)
