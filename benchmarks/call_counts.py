@@ -7,6 +7,10 @@ through ``Runner.run_async`` (on a fresh in-memory session, subscribed until it 
 for a text turn and for a tool turn (the model calls ``add``, then answers). The scripted
 model's own calls (its functions, and the builtins they call) are not counted: the figure is
 the runtime's. The counts are exact and repeat from run to run, after one warm-up turn.
+
+A second table gives what a turn allocates: its peak (tracemalloc), the generation-0
+collections the GC runs per 1,000 turns, and what stays held afterwards (a fresh session
+with the turn's events).
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ from typing import Any
 from google.genai import types
 from reactivex.scheduler import ThreadPoolScheduler
 
-from adk_rx import InMemorySessionService, LlmAgent, Runner
+from adk_rx import FunctionTool, InMemorySessionService, LlmAgent, Runner
 from adk_rx.models import LlmResponse
 from adk_rx.testing import ScriptedLlm
 
-GOOGLE_ADK = {"text turn": 5_700, "tool turn": 12_300, "inline tool turn": 12_300}  # google-adk 2.13, same turns
+# google-adk 2.13, same turns (its tools always run inline)
+GOOGLE_ADK = {"text turn": 5_700, "tool turn": 12_300, "inline tool turn": 12_300}
 AIMS = {"text turn": 230, "tool turn": 620, "inline tool turn": 620}
 
 
@@ -113,6 +118,52 @@ def _tool_script(turns: int) -> list[object]:
     return script
 
 
+def _setups() -> list[tuple[str, ScriptedLlm, list[Any]]]:
+    """(label, model, tools) of each turn measured; scripts hold enough replies for 2 turns."""
+    return [
+        ("text turn", ScriptedLlm([LlmResponse.text(f"reply {i}") for i in range(2)]), []),
+        ("tool turn", ScriptedLlm(_tool_script(2)), [add]),
+        ("inline tool turn", ScriptedLlm(_tool_script(2)), [FunctionTool(add, blocking=False)]),
+    ]
+
+
+def allocations(turns: int = 1000) -> dict[str, tuple[float, float, float]]:
+    """Per turn: peak bytes allocated while it runs (tracemalloc), GC generation-0
+    collections per 1,000 turns, and bytes still held after it (its session's events)."""
+    import gc
+    import tracemalloc
+
+    found: dict[str, tuple[float, float, float]] = {}
+    message = types.Content(role="user", parts=[types.Part(text="hello")])
+    for label, _llm, tools in _setups():
+        script = _tool_script(turns + 1) if tools else [f"reply {i}" for i in range(turns + 1)]
+        agent = LlmAgent(name="bench_agent", model=ScriptedLlm(script), tools=tools)
+        service = InMemorySessionService()
+        runner = Runner(app_name="bench", agent=agent, session_service=service)
+        warm = threading.Event()
+        _turn(runner, service, message)(warm)
+        warm.wait(10)
+        starts = [_turn(runner, service, message) for _ in range(turns)]
+        gc.collect()
+        collections = gc.get_stats()[0]["collections"]
+        tracemalloc.start()
+        peaks: list[int] = []
+        held = tracemalloc.get_traced_memory()[0]
+        for start in starts:
+            tracemalloc.reset_peak()
+            current = tracemalloc.get_traced_memory()[0]
+            done = threading.Event()
+            start(done)
+            done.wait(10)
+            peaks.append(tracemalloc.get_traced_memory()[1] - current)
+        held = tracemalloc.get_traced_memory()[0] - held
+        tracemalloc.stop()
+        collected = gc.get_stats()[0]["collections"] - collections
+        peaks.sort()
+        found[label] = (peaks[len(peaks) // 2], collected * 1000 / turns, held / turns)
+    return found
+
+
 def counts(where: dict[str, Counter[str]] | None = None) -> dict[str, int]:
     """Calls per text turn and per tool turn (each after one warm-up turn)."""
     import adk_rx.testing.scripted as scripted
@@ -122,11 +173,7 @@ def counts(where: dict[str, Counter[str]] | None = None) -> dict[str, int]:
     result: dict[str, int] = {}
     profiler = _Profiler(fake)
     profiler.install()  # before the pools below start their threads
-    for label, llm, tools in (
-        ("text turn", ScriptedLlm([LlmResponse.text(f"reply {i}") for i in range(2)]), []),
-        ("tool turn", ScriptedLlm(_tool_script(2)), [add]),
-        ("inline tool turn", ScriptedLlm(_tool_script(2)), [__import__("adk_rx").FunctionTool(add, blocking=False)]),
-    ):
+    for label, llm, tools in _setups():
         agent = LlmAgent(name="bench_agent", model=llm, instruction="Answer.", tools=tools)
         service = InMemorySessionService()
         # A pool of its own, started while counting, so its thread is counted too.
@@ -147,9 +194,13 @@ def main() -> None:
     verbose = "-v" in sys.argv
     where: dict[str, Counter[str]] | None = {} if verbose else None
     found = counts(where)
-    print(f"{'calls per turn':<16}{'adk_rx':>8}{'google-adk 2.13':>17}{'aim':>7}")
+    print(f"{'calls per turn':<18}{'adk_rx':>8}{'google-adk 2.13':>17}{'aim':>7}")
     for label, n in found.items():
-        print(f"{label:<16}{n:>8,}{GOOGLE_ADK[label]:>17,}{AIMS[label]:>7,}")
+        print(f"{label:<18}{n:>8,}{GOOGLE_ADK[label]:>17,}{AIMS[label]:>7,}")
+    header = f"{'peak KiB/turn':>14}{'gen-0 GCs/1k turns':>20}{'held KiB/turn':>15}"
+    print(f"\n{'allocations':<18}{header}")
+    for label, (peak, collected, held) in allocations().items():
+        print(f"{label:<18}{peak / 1024:>14.1f}{collected:>20.0f}{held / 1024:>15.2f}")
     if where is not None:
         for label, counter in where.items():
             print(f"\n{label}: most frequent")
