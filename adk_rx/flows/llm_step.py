@@ -66,6 +66,10 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         event = _model_event(agent, ctx, cc, tools, response, event_id)
         if event is None:
             continue
+        if event.partial:  # a streamed chunk: emitted as it is (the common case, kept short)
+            yield event
+            last = event
+            continue
         last = yield from _event_and_calls(agent, ctx, tools, event)
     return last
 

@@ -88,6 +88,7 @@ class Invocation:
         self._previous: Gate | None = None
         self._closing: InvocationCancelledError | None = None
         self.trace = NO_TRACE
+        self._event_hook = runner.plugin_manager.has("on_event_callback")
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self, gates: SessionGates) -> abc.DisposableBase:
@@ -439,9 +440,9 @@ class Invocation:
 
     def _persist_and_hook(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
         """Called in order, when the previous event is stored and emitted."""
-        plugins = self.runner.plugin_manager
-        if not plugins.has("on_event_callback"):
+        if not self._event_hook:
             return (event,) if event.partial else self._writer_().persist_now(event)
+        plugins = self.runner.plugin_manager
         stored = sync.just(event) if event.partial else self._writer_().persist(event)
         ctx = self.ctx
 
