@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import reactivex as rx
 from reactivex import Observable
 
 from adk_rx.events import Event
@@ -59,11 +60,21 @@ class SessionWriter:
         """Starts the append now; the stored event itself when the store answered at once."""
         if not self._is_running():
             return ()  # stopped: a late event is neither stored nor emitted
+        appended = self._service.append_event(self._session, event)
+        if sync.is_sync(appended):  # a store that answers at once (in memory)
+            self.inflight = sync.empty()
+            try:
+                answered: tuple[Event, ...] = appended.items_now()
+            except Exception as exc:
+                return rx.throw(exc)
+            for one in answered:
+                self._track(one)
+            return answered
         append = PendingAppend(self._track)
         # Inside the invocation's guarded subscription: no wrapper layer; the append is not
         # disposed with the run (a stop waits for it instead, through ``inflight``).
         sync.subscribe_inner(
-            self._service.append_event(self._session, event),
+            appended,
             append.on_next,
             append.on_error,
             append.on_completed,

@@ -109,11 +109,23 @@ class _Driver(abc.DisposableBase, Generic[T]):
             value = None
             kind = type(item)
             if kind in _ITEM_TYPES:  # an ABC isinstance check costs more than the emit
-                observer.on_next(item)
+                observer.on_next(item)  # pyright: ignore[reportArgumentType]
                 continue
             if not isinstance(item, Observable):
                 _ITEM_TYPES.add(kind)
                 observer.on_next(item)
+                continue
+            if sync.is_sync(item):  # its items are known now: no subscription
+                try:
+                    values = item.items_now()
+                except Exception as exc:
+                    error = exc
+                    continue
+                for one in values:
+                    if self.disposed:
+                        break
+                    observer.on_next(one)
+                    value = one
                 continue
             outcome = self._subscribe(item)
             if outcome is None:

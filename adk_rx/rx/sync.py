@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
@@ -23,9 +23,11 @@ from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposab
 from adk_rx.rx.awaitable import AwaitableObservable
 
 __all__ = [
+    "SyncObservable",
     "completable",
     "empty",
     "forward",
+    "is_sync",
     "items",
     "just",
     "maybe",
@@ -40,28 +42,48 @@ T = TypeVar("T")
 _NOOP = Disposable()
 
 
-def single(fn: Callable[[], T]) -> Observable[T]:
-    """A cold Single: calls ``fn`` at subscribe time and emits its result."""
+class SyncObservable(AwaitableObservable[T]):
+    """An Observable whose items are known on the calling thread at subscribe time.
 
+    Besides being subscribed, it can be asked for its items directly:
+    :meth:`items_now` returns them as a tuple (or raises the error the stream would end
+    with). The runtime's stage operators do that instead of subscribing, so a synchronous
+    store or helper costs a call, not a subscription.
+    """
+
+    def __init__(self, subscribe: Any, items_now: Callable[[], tuple[T, ...]]) -> None:
+        super().__init__(subscribe)
+        self.items_now = items_now
+
+
+def _from_now(items_now: Callable[[], tuple[T, ...]]) -> SyncObservable[T]:
     def subscribe(observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None) -> Any:
         try:
-            value = fn()
+            values = items_now()
         except Exception as exc:
             observer.on_error(exc)
             return _NOOP
-        observer.on_next(value)
+        for value in values:
+            if getattr(observer, "is_stopped", False):
+                return _NOOP
+            observer.on_next(value)
         observer.on_completed()
         return _NOOP
 
-    return AwaitableObservable(subscribe)
+    return SyncObservable(subscribe, items_now)
 
 
-def _complete(observer: abc.ObserverBase[Any], _: abc.SchedulerBase | None = None) -> Any:
-    observer.on_completed()
-    return _NOOP
+def is_sync(source: object) -> TypeGuard[SyncObservable[Any]]:
+    """True when ``source`` is a :class:`SyncObservable` (its items can be taken now)."""
+    return type(source) is SyncObservable
 
 
-_EMPTY: Observable[Any] = AwaitableObservable(_complete)
+def single(fn: Callable[[], T]) -> Observable[T]:
+    """A cold Single: calls ``fn`` at subscribe time and emits its result."""
+    return _from_now(lambda: (fn(),))
+
+
+_EMPTY: Observable[Any] = _from_now(tuple)
 
 
 def empty() -> Observable[Any]:
@@ -71,13 +93,7 @@ def empty() -> Observable[Any]:
 
 def just(value: T) -> Observable[T]:
     """A cold Single of ``value``, emitted on the subscribing thread with no scheduling."""
-
-    def subscribe(observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None) -> Any:
-        observer.on_next(value)
-        observer.on_completed()
-        return _NOOP
-
-    return AwaitableObservable(subscribe)
+    return _from_now(lambda: (value,))
 
 
 def items(values: list[T] | tuple[T, ...]) -> Observable[T]:
@@ -85,48 +101,27 @@ def items(values: list[T] | tuple[T, ...]) -> Observable[T]:
 
     Stops early once the subscriber is stopped (disposed from inside ``on_next``).
     """
-
-    def subscribe(observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None) -> Any:
-        for value in values:
-            if getattr(observer, "is_stopped", False):
-                return _NOOP
-            observer.on_next(value)
-        observer.on_completed()
-        return _NOOP
-
-    return AwaitableObservable(subscribe)
+    return _from_now(lambda: tuple(values))
 
 
 def maybe(fn: Callable[[], T | None]) -> Observable[T]:
     """A cold Maybe: calls ``fn`` at subscribe time; ``None`` completes empty."""
 
-    def subscribe(observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None) -> Any:
-        try:
-            value = fn()
-        except Exception as exc:
-            observer.on_error(exc)
-            return _NOOP
-        if value is not None:
-            observer.on_next(value)
-        observer.on_completed()
-        return _NOOP
+    def items_now() -> tuple[T, ...]:
+        value = fn()
+        return () if value is None else (value,)
 
-    return AwaitableObservable(subscribe)
+    return _from_now(items_now)
 
 
 def completable(fn: Callable[[], object]) -> Observable[None]:
     """A cold Completable: calls ``fn`` at subscribe time and completes without items."""
 
-    def subscribe(observer: abc.ObserverBase[None], _: abc.SchedulerBase | None = None) -> Any:
-        try:
-            fn()
-        except Exception as exc:
-            observer.on_error(exc)
-            return _NOOP
-        observer.on_completed()
-        return _NOOP
+    def items_now() -> tuple[None, ...]:
+        fn()
+        return ()
 
-    return AwaitableObservable(subscribe)
+    return _from_now(items_now)
 
 
 class _Inner(abc.ObserverBase[Any]):
