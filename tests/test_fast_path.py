@@ -195,3 +195,85 @@ def test_the_scenarios_cover_tools_transfer_workflows_and_errors() -> None:
     assert _run(_transfer, threaded=False)[0][-1] == "billing: your bill is 2"
     assert "first: draft" in _run(_workflow, threaded=False)[0]
     assert "model down" in (_run(_model_error, threaded=False)[1] or "")
+
+
+class _CachedLlm(BaseLlm):
+    """The README's example: answers from a cache when it can, else asks the inner model."""
+
+    def __init__(self, inner: BaseLlm, cache: dict[str, list[LlmResponse]]) -> None:
+        super().__init__(model=inner.model)
+        self.inner, self.cache = inner, cache
+        self.subscribed = 0
+
+    def generate_now(self, llm_request: LlmRequest, stream: bool = False) -> Any:
+        return self.cache.get(llm_request.contents[-1].parts[0].text or "")  # type: ignore[index]
+
+    def generate_content(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> Observable[LlmResponse]:
+        self.subscribed += 1
+        return self.inner.generate_content(llm_request, stream)
+
+
+def test_a_model_of_ones_own_answers_now_when_it_can_and_is_subscribed_otherwise() -> None:
+    cached = _CachedLlm(
+        _ThreadedLlm(ScriptedLlm(["from the network"])),
+        {"cached question": [LlmResponse.text("from the cache")]},
+    )
+    runner = Runner(
+        app_name="app",
+        agent=LlmAgent(name="solo", model=cached),
+        session_service=InMemorySessionService(),
+    )
+    session = runner.session_service.create_session(app_name="app", user_id="u").run()
+    caller = threading.current_thread()
+    threads: list[bool] = []
+
+    def texts(message: str) -> list[str]:
+        events = runner.run_async(user_id="u", session_id=session.id, new_message=message)
+        out = events.pipe(
+            ops.do_action(lambda _: threads.append(threading.current_thread() is caller)),
+            ops.to_list(),
+        ).run()
+        return simplify_events(out)
+
+    assert texts("cached question") == ["solo: from the cache"]
+    assert cached.subscribed == 0 and threads == [True]  # plain calls on the caller's thread
+    assert texts("anything else") == ["solo: from the network"]
+    assert cached.subscribed == 1 and threads[-1] is False  # the network edge, on its thread
+
+
+def test_a_tool_of_ones_own_runs_now_inline_or_on_the_io_pool() -> None:
+    from adk_rx.tools import BaseTool
+
+    class Counter(BaseTool):
+        has_run_now = True
+
+        def __init__(self, inline: bool) -> None:
+            super().__init__(name="count", parameters={"type": "object", "properties": {}})
+            self.runs_inline = inline
+            self.threads: list[str] = []
+
+        def run_now(self, *, args: Any, tool_context: Any) -> Any:
+            self.threads.append(threading.current_thread().name)
+            return {"count": len(self.threads)}
+
+        def run_async(self, *, args: Any, tool_context: Any) -> Observable[Any]:
+            raise AssertionError("a tool with run_now is not subscribed")
+
+    for inline in (True, False):
+        tool = Counter(inline)
+        agent = LlmAgent(name="solo", model=ScriptedLlm([_call("count"), "counted"]), tools=[tool])
+        runner = Runner(
+            app_name="app", agent=agent, session_service=InMemorySessionService(), io_scheduler=POOL
+        )
+        session = runner.session_service.create_session(app_name="app", user_id="u").run()
+        events = runner.run_async(user_id="u", session_id=session.id, new_message="go")
+        got = simplify_events(events.pipe(ops.to_list()).run())
+        assert got == [
+            "solo: FunctionCall(count, {})",
+            'solo: FunctionResponse(count, {"count": 1})',
+            "solo: counted",
+        ]
+        on_caller = tool.threads == [threading.current_thread().name]
+        assert on_caller is inline
