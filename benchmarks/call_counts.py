@@ -137,7 +137,9 @@ def allocations(turns: int = 1000) -> dict[str, tuple[float, float, float]]:
     message = types.Content(role="user", parts=[types.Part(text="hello")])
     for label, _llm, tools in _setups():
         script = _tool_script(turns + 1) if tools else [f"reply {i}" for i in range(turns + 1)]
-        agent = LlmAgent(name="bench_agent", model=ScriptedLlm(script), tools=tools)
+        agent = LlmAgent(
+            name="bench_agent", model=ScriptedLlm(script, keep_requests=False), tools=tools
+        )
         service = InMemorySessionService()
         runner = Runner(app_name="bench", agent=agent, session_service=service)
         warm = threading.Event()

@@ -65,7 +65,12 @@ def _chunks() -> list[types.Content]:
 # -- adk_rx -------------------------------------------------------------------------------------
 def _rx_turns(script: list[Any], tools: list[Any], turns: int) -> float:
     """Microseconds per turn on fresh sessions, each turn run to completion."""
-    agent = LlmAgent(name="bench", model=ScriptedLlm(script), instruction="Answer.", tools=tools)
+    agent = LlmAgent(
+        name="bench",
+        model=ScriptedLlm(script, keep_requests=False),
+        instruction="Answer.",
+        tools=tools,
+    )
     service = InMemorySessionService()
     runner = Runner(app_name="bench", agent=agent, session_service=service)
     ids = [service.create_session(app_name="bench", user_id="u").run().id for _ in range(turns)]
@@ -105,7 +110,7 @@ def rx_first_event() -> float:
     """Microseconds from subscribing to the first event of a simple turn."""
     agent = LlmAgent(
         name="bench",
-        model=ScriptedLlm([LlmResponse.text("hi") for _ in range(TURNS)]),
+        model=ScriptedLlm([LlmResponse.text("hi") for _ in range(TURNS)], keep_requests=False),
         instruction="Answer.",
     )
     service = InMemorySessionService()
@@ -130,7 +135,7 @@ def rx_sse() -> float:
     """Events per second of one SSE invocation streaming CHUNKS chunks."""
     stream = [LlmResponse(content=c, partial=True) for c in _chunks()]
     stream.append(LlmResponse.text("x" * CHUNKS, turn_complete=True))
-    agent = LlmAgent(name="bench", model=ScriptedLlm([stream]))
+    agent = LlmAgent(name="bench", model=ScriptedLlm([stream], keep_requests=False))
     service = InMemorySessionService()
     runner = Runner(app_name="bench", agent=agent, session_service=service)
     sid = service.create_session(app_name="bench", user_id="u").run().id
@@ -157,7 +162,7 @@ def rx_concurrent() -> float:
 
         return from_async(reply)
 
-    agent = LlmAgent(name="bench", model=ScriptedLlm([slow] * CONCURRENT))
+    agent = LlmAgent(name="bench", model=ScriptedLlm([slow] * CONCURRENT, keep_requests=False))
     service = InMemorySessionService()
     runner = Runner(app_name="bench", agent=agent, session_service=service)
     ids = [

@@ -30,7 +30,7 @@ APP = "bench"
 
 
 def _runner(replies: int) -> tuple[Runner, InMemorySessionService]:
-    llm = ScriptedLlm([LlmResponse.text(f"reply {i}") for i in range(replies)])
+    llm = ScriptedLlm([LlmResponse.text(f"reply {i}") for i in range(replies)], keep_requests=False)
     agent = LlmAgent(name="bench_agent", model=llm, instruction="Answer briefly.")
     service = InMemorySessionService()
     return Runner(app_name=APP, agent=agent, session_service=service), service
@@ -84,7 +84,9 @@ def memory_per_session(sessions: int = 10_000, with_payload: bool = False) -> fl
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.take_snapshot() if with_payload else None
-    llm = ScriptedLlm([LlmResponse.text(f"reply {i}") for i in range(sessions)])
+    llm = ScriptedLlm(
+        [LlmResponse.text(f"reply {i}") for i in range(sessions)], keep_requests=False
+    )
     messages = [_message(i) for i in range(sessions)]
     agent = LlmAgent(name="bench_agent", model=llm, instruction="Answer briefly.")
     service = InMemorySessionService()

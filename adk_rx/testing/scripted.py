@@ -60,15 +60,24 @@ class ScriptedLlm(BaseLlm):
     is appended when the list has only partials), an exception (the call errors), or a
     callable ``(LlmRequest) -> item``. Running out of items errors the call.
 
+    Args:
+        script: the items, one per model call.
+        model: the model name.
+        keep_requests: keep every request in ``requests`` (turn it off for a long load run,
+            where the kept requests would grow the heap the GC walks).
+
     Attributes:
-        requests: every LlmRequest received, in order.
+        requests: every LlmRequest received, in order (while ``keep_requests``).
     """
 
-    def __init__(self, script: Iterable[ScriptItem] = (), model: str = "scripted") -> None:
+    def __init__(
+        self, script: Iterable[ScriptItem] = (), model: str = "scripted", keep_requests: bool = True
+    ) -> None:
         super().__init__(model=model)
         self._script = [_prepare(item) for item in script]
         self._next = 0
         self._lock = threading.Lock()
+        self._keep = keep_requests
         self.requests: list[LlmRequest] = []
 
     def add(self, *items: ScriptItem) -> ScriptedLlm:
@@ -93,7 +102,8 @@ class ScriptedLlm(BaseLlm):
             item = self._script[index] if index < len(self._script) else None
             if not isinstance(item, list):
                 return None  # an error, a callable or the end: generate_content plays it
-            self.requests.append(llm_request)
+            if self._keep:
+                self.requests.append(llm_request)
             self._next += 1
         return item
 
@@ -104,7 +114,8 @@ class ScriptedLlm(BaseLlm):
 
         def subscribe(observer: Any, scheduler: Any = None) -> Any:
             with self._lock:
-                self.requests.append(llm_request)
+                if self._keep:
+                    self.requests.append(llm_request)
                 index = self._next
                 self._next += 1
                 item = self._script[index] if index < len(self._script) else None

@@ -76,6 +76,25 @@ def test_requests_are_recorded_in_order_at_subscription() -> None:
     assert llm.remaining == 0
 
 
+def test_generate_now_takes_plain_items_and_leaves_the_rest_to_generate_content() -> None:
+    llm = ScriptedLlm(["a", ValueError("down"), "c"])
+    answered = llm.generate_now(request("1"))
+    assert answered is not None and [r.get_text() for r in answered] == ["a"]
+    assert llm.generate_now(request("2")) is None  # an error is played by generate_content
+    assert llm.remaining == 2  # and not taken by generate_now
+    with pytest.raises(ValueError, match="down"):
+        collect(llm.generate_content(request("2")))
+    assert [r.contents[-1].parts[0].text for r in llm.requests] == ["1", "2"]  # type: ignore[index]
+
+
+def test_requests_are_not_kept_when_asked_not_to() -> None:
+    llm = ScriptedLlm(["a", "b"], keep_requests=False)
+    collect(llm.generate_content(request()))
+    assert llm.generate_now(request()) is not None
+    assert llm.requests == []
+    assert llm.remaining == 0
+
+
 def test_unsupported_script_item_is_rejected_up_front() -> None:
     with pytest.raises(TypeError, match="unsupported script item"):
         ScriptedLlm([42])
