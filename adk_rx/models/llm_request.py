@@ -17,6 +17,7 @@ __all__ = ["LlmRequest"]
 # Validated once; copies with a new text skip pydantic validation (a request is built per step).
 _PART = types.Part(text="")
 _CONTENT = types.Content(role="user", parts=[])
+_TOOL = types.Tool(function_declarations=[])
 
 
 def _system_content(text: str) -> types.Content:
@@ -94,7 +95,7 @@ class LlmRequest:
                 existing.function_declarations = [*existing.function_declarations, *declarations]
                 break
         else:
-            config_tools.append(types.Tool(function_declarations=declarations))
+            config_tools.append(_TOOL.model_copy(update={"function_declarations": declarations}))
         self.config.tools = config_tools
 
     def function_declarations(self) -> list[types.FunctionDeclaration]:
