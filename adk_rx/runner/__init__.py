@@ -7,9 +7,12 @@ One turn, followed through the modules of this package:
    :class:`~adk_rx.runner.invocation.Invocation`.
 2. ``gates.py``: the invocation waits for its turn on the session (one run at a time per
    session in this process; the store's turn lock orders processes).
-3. ``invocation.py``: with the turn, it reads the session, stores the user message (not
+3. ``invocation.py``: with the turn, it reads the session, builds the invocation's context
+   and lets the plugins see the user message (``opening.py``), stores the message (not
    emitted), and asks ``routing.py`` which agent of the tree takes the turn (the agent that
-   last spoke, when transfers allow it; else the root).
+   last spoke, when transfers allow it; else the root). The agent's run is a cold
+   Observable; an LlmAgent's steps inside it run as plain calls while nothing waits
+   (``adk_rx/flows/llm_loop.py``).
 4. ``session_writer.py``: for each event the agent produces, in order, the writer applies it
    to the invocation's session view (so the next model step sees it), persists it (one append
    at a time; partial events are not stored), and only then is it emitted.

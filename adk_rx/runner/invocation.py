@@ -31,7 +31,7 @@ from adk_rx.live.flow import run_live_agent
 from adk_rx.run_config import RunConfig
 from adk_rx.runner.dangling import dangling_calls, interrupted_answers
 from adk_rx.runner.gates import Gate, SessionGates, SessionKey
-from adk_rx.runner.records import save_input_blobs
+from adk_rx.runner.opening import invocation_context, user_message_hooks
 from adk_rx.runner.resume import resume_from_log, resumed_user_content
 from adk_rx.runner.routing import agent_to_run
 from adk_rx.runner.session_writer import SessionWriter
@@ -182,20 +182,7 @@ class Invocation:
 
     def _open(self, session: Session) -> None:
         runner = self.runner
-        ctx = InvocationContext(
-            session_service=runner.session_service,
-            session=session,
-            agent=runner.agent,
-            user_content=self.message,
-            run_config=self.run_config,
-            artifact_service=runner.artifact_service,
-            memory_service=runner.memory_service,
-            plugin_manager=runner.plugin_manager,
-            io_scheduler=runner.io_scheduler,
-            # Never None: time operators default to a scheduler that starts a thread per timer.
-            timer_scheduler=runner.timer_scheduler or timer_scheduler(),
-            is_resumable=runner.app.is_resumable,
-        )
+        ctx = invocation_context(runner, session, self.message, self.run_config)
         ctx.trace = self.trace.opened(ctx)
         ctx.live_request_queue = self.live_queue
         self.ctx = ctx
@@ -210,25 +197,15 @@ class Invocation:
             if self.message is None:
                 self._after_user(None)
                 return
-        plugins = runner.plugin_manager
         if self.state_delta:
             session.state.update(self.state_delta)
         if self.message is None:  # live: no message up front; the queue brings the turns
             self._store_user(None)
             return
-        has_hook = plugins.has("on_user_message_callback")
-        if not has_hook and not self.run_config.save_input_blobs_as_artifacts:
+        message = user_message_hooks(runner, ctx, self.message, self.run_config)
+        if message is None:
             self._store_user(self.message)
             return
-        message = sync.just(self.message)
-        if has_hook:
-            message = plugins.first(
-                "on_user_message_callback", invocation_context=ctx, user_message=self.message
-            ).pipe(ops.default_if_empty(self.message))
-        if self.run_config.save_input_blobs_as_artifacts:
-            message = message.pipe(
-                ops.flat_map(lambda m: save_input_blobs(runner.artifact_service, ctx, m))
-            )
         self._chain.step(lambda: message, self._store_user)
 
     def _store_user(self, content: types.Content | None) -> None:
@@ -442,43 +419,18 @@ class Invocation:
         """Called in order, when the previous event is stored and emitted."""
         if not self._event_hook:
             return (event,) if event.partial else self._writer_().persist_now(event)
-        plugins = self.runner.plugin_manager
-        stored = sync.just(event) if event.partial else self._writer_().persist(event)
-        ctx = self.ctx
-
-        def hook(e: Event) -> Observable[Event]:
-            return plugins.first("on_event_callback", invocation_context=ctx, event=e).pipe(
-                ops.default_if_empty(e)
-            )
-
-        return stored.pipe(ops.flat_map(hook))
+        return self._writer_().persist_then_hook(event, self.runner.plugin_manager, self.ctx)
 
     def _repair(
         self, reason: str, code: str | None, records: list[Event] | None = None
     ) -> Observable[Any]:
         """Waits for the append in flight, then answers open calls and records the stop."""
-
-        def write(_: Any) -> Observable[Any]:
-            ctx = self.ctx
-            if ctx is None or not self._user_stored:
-                return sync.empty()
-            events = self._writer_().open_calls.stop_records(
-                ctx.invocation_id, reason, code, self.runner.agent.name
-            )
-            if ctx.is_resumable and code is not None:
-                # Resuming decides about calls a stop cut off (run an idempotent tool again,
-                # else answer "interrupted"): leave them open; only record the stop.
-                events = [e for e in events if not e.get_function_responses()]
-            if records is not None:
-                records.extend(events)
-            service = self.runner.session_service
-            return rx.from_iterable(events).pipe(
-                ops.concat_map(lambda e: service.append_event(ctx.session, e))
-            )
-
-        inflight = self._writer.inflight if self._writer is not None else sync.empty()
-        return inflight.pipe(
-            ops.ignore_elements(),
-            ops.catch(lambda *_: sync.empty()),
-            ops.concat(rx.defer(write)),
+        if self._writer is None:
+            return sync.empty()
+        return self._writer.write_stop_records(
+            lambda: self.ctx if self._user_stored else None,
+            reason,
+            code,
+            self.runner.agent.name,
+            records,
         )

@@ -7,8 +7,11 @@ from typing import Any
 
 import reactivex as rx
 from reactivex import Observable
+from reactivex import operators as ops
 
+from adk_rx.context import InvocationContext
 from adk_rx.events import Event
+from adk_rx.plugins import PluginManager
 from adk_rx.runner.records import OpenCalls, PendingAppend
 from adk_rx.runner.stored import StoredEvents
 from adk_rx.rx import sync
@@ -85,3 +88,58 @@ class SessionWriter:
             return (stored,)  # an in-memory store: no subject, no inner subscription
         self.inflight = append.subject
         return append.subject
+
+    def persist_then_hook(
+        self, event: Event, plugins: PluginManager, ctx: InvocationContext | None
+    ) -> Observable[Event]:
+        """Persists ``event`` (not a partial one), then lets the plugins' on_event_callback
+        replace what is emitted."""
+        stored = sync.just(event) if event.partial else self.persist(event)
+
+        def hook(e: Event) -> Observable[Event]:
+            return plugins.first("on_event_callback", invocation_context=ctx, event=e).pipe(
+                ops.default_if_empty(e)
+            )
+
+        return stored.pipe(ops.flat_map(hook))
+
+    def write_stop_records(
+        self,
+        context: Callable[[], InvocationContext | None],
+        reason: str,
+        code: str | None,
+        author: str,
+        records: list[Event] | None = None,
+    ) -> Observable[Any]:
+        """Waits for the append in flight, then answers the open calls (``{"error":
+        reason}``) and, with a ``code``, stores the event that records the stop.
+
+        Args:
+            context: the invocation's context, asked once the append in flight is over;
+                None when there is nothing to record (the user's message was not stored).
+            reason: the error the open calls are answered with.
+            code: ``CANCELLED`` or ``TIMEOUT``; None answers the calls only.
+            author: the root agent (the stop record's author when no agent spoke).
+            records: receives the events written.
+        """
+
+        def write(_: Any) -> Observable[Any]:
+            ctx = context()
+            if ctx is None:
+                return sync.empty()
+            events = self.open_calls.stop_records(ctx.invocation_id, reason, code, author)
+            if ctx.is_resumable and code is not None:
+                # Resuming decides about calls a stop cut off (run an idempotent tool again,
+                # else answer "interrupted"): leave them open; only record the stop.
+                events = [e for e in events if not e.get_function_responses()]
+            if records is not None:
+                records.extend(events)
+            return rx.from_iterable(events).pipe(
+                ops.concat_map(lambda e: self._service.append_event(ctx.session, e))
+            )
+
+        return self.inflight.pipe(
+            ops.ignore_elements(),
+            ops.catch(lambda *_: sync.empty()),
+            ops.concat(rx.defer(write)),
+        )
