@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
@@ -239,6 +240,18 @@ def _env_tokens() -> dict[str, str] | None:
     return {token.strip(): user.strip() for token, _, user in pairs}
 
 
+def freeze_startup_heap() -> int:
+    """Moves what start-up loaded (modules, the app, its routes) out of the cyclic GC's reach.
+
+    Those objects live as long as the process; without this every full collection walks
+    them again (about 150,000 objects, tens of milliseconds, each time the heap grew by a
+    quarter). Returns how many objects are frozen.
+    """
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
+
+
 def serve(
     agents_dir: str | os.PathLike[str],
     host: str = "127.0.0.1",
@@ -296,6 +309,7 @@ def serve(
         session_service=session_service,
         broker=broker,
     )
+    freeze_startup_heap()
     try:
         uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
     finally:
