@@ -30,7 +30,13 @@ from reactivex import Observable, abc
 from reactivex import operators as ops
 from reactivex.scheduler import NewThreadScheduler
 
-__all__ = ["AwaitableObservable", "awaitable", "awaitable_results", "gather"]
+__all__ = [
+    "AwaitableObservable",
+    "awaitable",
+    "awaitable_results",
+    "count_as_awaitable",
+    "gather",
+]
 
 T = TypeVar("T")
 
@@ -124,6 +130,14 @@ async def gather(source: Observable[T]) -> list[T]:
     return await awaitable(source.pipe(ops.to_list()))
 
 
+_AWAITABLE_TYPES: set[type] = {AwaitableObservable}
+
+
+def count_as_awaitable(kind: type) -> None:
+    """Lets service results of the AwaitableObservable subclass ``kind`` pass unwrapped."""
+    _AWAITABLE_TYPES.add(kind)
+
+
 def awaitable_results(cls: type, names: tuple[str, ...]) -> None:
     """Makes the methods ``names`` that ``cls`` defines return :class:`AwaitableObservable`.
 
@@ -137,6 +151,8 @@ def awaitable_results(cls: type, names: tuple[str, ...]) -> None:
 
         def wrapper(*args: Any, __method: Any = method, **kwargs: Any) -> Any:
             result = __method(*args, **kwargs)
+            if type(result) in _AWAITABLE_TYPES:  # the common case, without ABC checks
+                return result
             return awaitable(result) if isinstance(result, Observable) else result
 
         functools.update_wrapper(wrapper, method)

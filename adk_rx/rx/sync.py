@@ -20,7 +20,7 @@ from typing import Any, TypeGuard, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
 
-from adk_rx.rx.awaitable import AwaitableObservable
+from adk_rx.rx.awaitable import AwaitableObservable, count_as_awaitable
 
 __all__ = [
     "SyncObservable",
@@ -54,6 +54,9 @@ class SyncObservable(AwaitableObservable[T]):
     def __init__(self, subscribe: Any, items_now: Callable[[], tuple[T, ...]]) -> None:
         super().__init__(subscribe)
         self.items_now = items_now
+
+
+count_as_awaitable(SyncObservable)
 
 
 def _from_now(items_now: Callable[[], tuple[T, ...]]) -> SyncObservable[T]:

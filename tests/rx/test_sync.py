@@ -91,3 +91,63 @@ def test_resume_on_error_reports_a_handler_that_raises() -> None:
 
     got = _collect(rx.throw(ValueError("e")).pipe(resume_on_error(handler)))
     assert got == [("error", "handler broke")]
+
+
+def test_the_helpers_hand_their_items_over_without_a_subscription() -> None:
+    from adk_rx.rx.sync import is_sync
+
+    calls: list[str] = []
+    helpers = [
+        (just(1), (1,)),
+        (single(lambda: calls.append("single") or 2), (2,)),
+        (maybe(lambda: None), ()),
+        (maybe(lambda: 3), (3,)),
+        (completable(lambda: calls.append("completable")), ()),
+        (empty(), ()),
+        (items([1, 2]), (1, 2)),
+    ]
+    for source, expected in helpers:
+        assert is_sync(source)
+        assert source.items_now() == expected  # type: ignore[attr-defined]
+    assert calls == ["single", "completable"]  # each call runs the function once
+    assert not is_sync(rx.just(1)) and not is_sync(just(1).pipe(ops.map(lambda x: x)))
+
+
+def test_an_error_is_raised_by_items_now_as_the_stream_would_end_with_it() -> None:
+    import pytest
+
+    def boom() -> int:
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        single(boom).items_now()  # type: ignore[attr-defined]
+    assert _collect(single(boom)) == [("error", "boom")]
+
+
+def test_the_stage_operators_take_sync_items_without_subscribing() -> None:
+    # A SyncObservable whose subscribe would fail: the operators must use items_now.
+    from adk_rx.rx.concat_map_direct import concat_map_direct
+    from adk_rx.rx.generator_stage import from_generator
+    from adk_rx.rx.stage_chain import StageChain
+    from adk_rx.rx.sync import SyncObservable
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("subscribed")
+
+    def sync_of(*values: object) -> SyncObservable[object]:
+        return SyncObservable(refuse, lambda: values)
+
+    mapped = rx.from_iterable([1, 2]).pipe(concat_map_direct(lambda n: sync_of(n, n * 10)))
+    assert _collect(mapped) == [1, 10, 2, 20, "|"]
+
+    def steps():  # type: ignore[no-untyped-def]
+        last = yield sync_of("a", "b")
+        yield f"after {last}"
+
+    assert _collect(from_generator(steps)) == ["a", "b", "after b", "|"]
+
+    chain = StageChain(lambda e: None)
+    assert chain.begin()
+    got: list[object] = []
+    chain.step(lambda: sync_of("x", "y"), got.append)
+    assert got == ["y"]  # then() gets the last item, at once
