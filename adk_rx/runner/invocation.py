@@ -91,7 +91,11 @@ class Invocation:
         self._event_hook = runner.plugin_manager.has("on_event_callback")
 
     # -- life cycle ---------------------------------------------------------------------------
-    def start(self, gates: SessionGates) -> abc.DisposableBase:
+    def start(self, gates: SessionGates, queued: bool = True) -> abc.DisposableBase:
+        """Enters the session's queue and starts the run when its turn comes.
+
+        ``queued``: start through the thread's trampoline (see :class:`StartAware`).
+        """
         self._gates = gates
         self.trace = self.runner.telemetry.start_invocation(
             app_name=self.runner.app_name, session_id=self.session_id
@@ -99,11 +103,15 @@ class Invocation:
         previous, self._gate = gates.enter(self.key)
         self._previous = previous
         if previous is None:
-            # Through the thread's trampoline, as stock Rx sources start: when subscribe()
-            # runs inside one, the subscriber holds this run's disposable before the first
-            # event, so a dispose from inside on_next (``take(k)``) stops even a run that
-            # is all synchronous.
-            self._begin_queued()
+            # Through the thread's trampoline, as stock Rx sources start, when subscribed from
+            # inside an operator chain: the chain holds this run's disposable before the first
+            # event, so a dispose from inside on_next (``take(k)``) stops even a run that is
+            # all synchronous. At the top of a thread nobody can dispose before subscribe()
+            # returns anyway: the run starts at once.
+            if queued:
+                self._begin_queued()
+            else:
+                self._begin()
         else:
             self._cancel_wait = previous.when_open(self._begin_queued)
         return Disposable(self.dispose)

@@ -43,6 +43,7 @@ from adk_rx.runner.gates import SessionGates
 from adk_rx.runner.invocation import Invocation
 from adk_rx.runner.shutdown import RunTracker
 from adk_rx.rx.awaitable import AwaitableObservable
+from adk_rx.rx.top_level import StartAware
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.state import check_state_delta
 from adk_rx.telemetry import Telemetry
@@ -205,16 +206,14 @@ class Runner:
     def _invocations(self, **options: Any) -> Observable[Event]:
         """A cold Observable whose every subscription is one new :class:`Invocation`."""
 
-        def subscribe(
-            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
+        def start(observer: abc.ObserverBase[Event], queued: bool) -> abc.DisposableBase:
             invocation = Invocation(self, observer, **options)
             if not self.runs.admit(invocation):
                 observer.on_error(RunnerClosedError("the Runner is closed; it starts no new run"))
                 return Disposable()
-            return invocation.start(self._gates)
+            return invocation.start(self._gates, queued)
 
-        return AwaitableObservable(subscribe)
+        return StartAware(start)
 
     def run_live(
         self,

@@ -1,0 +1,67 @@
+"""StartAware: a source learns whether its subscriber can stop it before subscribe() returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reactivex as rx
+from reactivex import abc
+from reactivex import operators as ops
+from reactivex.disposable import BooleanDisposable
+
+from adk_rx.rx.top_level import StartAware
+
+
+def _counting(starts: list[bool], produced: list[int], count: int = 5) -> StartAware[int]:
+    """A synchronous source of ``count`` items that stops once disposed."""
+
+    def start(observer: abc.ObserverBase[int], queued: bool) -> abc.DisposableBase:
+        starts.append(queued)
+        stop = BooleanDisposable()
+
+        def run(*_: Any) -> None:
+            for n in range(count):
+                if stop.is_disposed:
+                    return
+                produced.append(n)
+                observer.on_next(n)
+            observer.on_completed()
+
+        if queued:
+            rx.scheduler.CurrentThreadScheduler.singleton().schedule(run)
+        else:
+            run()
+        return stop
+
+    return StartAware(start)
+
+
+def test_at_the_top_of_a_thread_the_source_starts_without_queueing_again() -> None:
+    starts: list[bool] = []
+    produced: list[int] = []
+    got: list[Any] = []
+    _counting(starts, produced).subscribe(got.append, on_completed=lambda: got.append("|"))
+    assert starts == [False]
+    assert got == [0, 1, 2, 3, 4, "|"]
+
+
+def test_inside_an_operator_chain_it_queues_so_take_stops_it_at_once() -> None:
+    # take(2) disposes from inside the second on_next: the source must see it before item 3.
+    starts: list[bool] = []
+    produced: list[int] = []
+    got: list[Any] = []
+    _counting(starts, produced).pipe(ops.take(2)).subscribe(
+        got.append, on_completed=lambda: got.append("|")
+    )
+    assert starts == [True]
+    assert got == [0, 1, "|"]
+    assert produced == [0, 1]
+
+
+def test_an_observer_object_is_accepted_and_a_failing_start_errors_the_stream() -> None:
+    def fail(observer: abc.ObserverBase[int], queued: bool) -> abc.DisposableBase:
+        raise ValueError("cannot start")
+
+    errors: list[Exception] = []
+    StartAware(fail).subscribe(rx.Observer(on_error=errors.append))  # type: ignore[attr-defined]
+    assert [str(e) for e in errors] == ["cannot start"]
