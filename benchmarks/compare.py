@@ -1,7 +1,7 @@
 """adk_rx and google-adk side by side, in one process, on the same fake model workloads.
 
     pip install -e '.[bench]'        # google-adk (optional extra)
-    python benchmarks/compare.py     # about a minute; --quick for a smoke run
+    python benchmarks/compare.py     # a few minutes; --quick for a smoke run
 
 For each workload, both runtimes run the same scripted turns on their in-memory session
 store, with model responses built before the clock starts, and the script prints the median

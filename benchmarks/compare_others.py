@@ -1,7 +1,7 @@
 """adk_rx beside openai-agents and pydantic-ai: the same turns, fake models, one process.
 
     pip install -e '.[bench]'
-    python benchmarks/compare_others.py            # about a minute; --quick for a smoke run
+    python benchmarks/compare_others.py     # a few minutes; --quick for a smoke run
 
 Each framework runs with a fake model of its own kind that hands back answers built up
 front, so the figures are the frameworks' own cost:

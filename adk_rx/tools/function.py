@@ -216,10 +216,15 @@ class FunctionTool(BaseTool):
         return defer(lambda _: self._run(args, tool_context))
 
     def _run(self, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
-        try:
-            call = self._schema.bind(args, tool_context)
-        except pydantic.ValidationError as exc:
-            raise ToolArgumentsError(_validation_message(self.name, exc)) from None
+        if self.has_run_now:  # a plain sync function: bound, checked and called in one go
+
+            def call_now() -> Any:
+                return self.run_now(args=args, tool_context=tool_context)
+
+            if not self.blocking:
+                return single(call_now)  # it said it never blocks: no hand-off
+            return from_blocking(call_now, tool_context.invocation_context.io_scheduler)
+        call = self._bind(args, tool_context)
         refusal = self._check_confirmation(call, tool_context)
         if refusal is not None:
             return single(lambda: refusal)
@@ -233,31 +238,16 @@ class FunctionTool(BaseTool):
         if self._kind == "async_generator":
             stream = from_async(lambda: func(*call.args, **call.kwargs))
             return _reporting(stream, to_response, tool_context)
-        if self._schema.returns_observable:
-            return _reporting(func(*call.args, **call.kwargs), to_response, tool_context)
-
-        # The result is mapped on the worker thread: an operator after from_blocking would
-        # cost more than the whole call (flat_map + just measured ~80 us).
-        def blocking() -> dict[str, Any] | None:
-            value = func(*call.args, **call.kwargs)
-            if isinstance(value, Observable):
-                # Unannotated Observable result: rare, so waited for here on the worker.
-                value = value.pipe(ops.last_or_default(None)).run()  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-            return to_response(value)
-
-        if not self.blocking:
-            return single(blocking)  # it said it never blocks: no hand-off
-        return from_blocking(blocking, tool_context.invocation_context.io_scheduler)
+        return _reporting(func(*call.args, **call.kwargs), to_response, tool_context)
 
     def run_now(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         """Validates ``args``, checks confirmation and calls the function, on this thread.
 
         For a plain sync function (``has_run_now``); raises what ``run_async`` errors with.
+        The result is mapped here too, on the worker for a blocking tool: an operator after
+        the hand-off would cost more than the whole call.
         """
-        try:
-            call = self._schema.bind(args, tool_context)
-        except pydantic.ValidationError as exc:
-            raise ToolArgumentsError(_validation_message(self.name, exc)) from None
+        call = self._bind(args, tool_context)
         refusal = self._check_confirmation(call, tool_context)
         if refusal is not None:
             return refusal
@@ -265,6 +255,12 @@ class FunctionTool(BaseTool):
         if isinstance(value, Observable):  # an unannotated Observable result: rare
             value = value.pipe(ops.last_or_default(None)).run()  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         return self._to_response(value)
+
+    def _bind(self, args: Mapping[str, Any], tool_context: ToolContext) -> BoundCall:
+        try:
+            return self._schema.bind(args, tool_context)
+        except pydantic.ValidationError as exc:
+            raise ToolArgumentsError(_validation_message(self.name, exc)) from None
 
     def _check_confirmation(
         self, call: BoundCall, tool_context: ToolContext
