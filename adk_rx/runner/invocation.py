@@ -15,7 +15,7 @@ import reactivex as rx
 from google.genai import types
 from reactivex import Observable, abc
 from reactivex import operators as ops
-from reactivex.disposable import Disposable, SerialDisposable
+from reactivex.disposable import Disposable
 from reactivex.scheduler import CurrentThreadScheduler
 
 from adk_rx.compaction import compact_session
@@ -49,9 +49,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Invocation"]
 
+_NO_TIMER = Disposable()
 
-class Invocation:
-    """The state of one subscription to ``Runner.run_async``."""
+
+class Invocation(abc.DisposableBase):
+    """The state of one subscription to ``Runner.run_async``; disposing it cancels the run."""
 
     def __init__(
         self,
@@ -77,7 +79,7 @@ class Invocation:
         self.resume_id = resume_id
         self.key: SessionKey = (runner.app_name, user_id, session_id)
         self._chain = StageChain(self._fail)
-        self._timer = SerialDisposable()
+        self._timer: abc.DisposableBase = _NO_TIMER  # the deadline, when there is one
         self._cancel_wait: Callable[[], None] = lambda: None
         self._gates: Any = None
         self._gate: Gate | None = None
@@ -114,7 +116,7 @@ class Invocation:
                 self._begin()
         else:
             self._cancel_wait = previous.when_open(self._begin_queued)
-        return Disposable(self.dispose)
+        return self
 
     def _begin_queued(self) -> None:
         # (For a queued run: the previous run opened the gate from deep inside its own
@@ -144,9 +146,9 @@ class Invocation:
         timeout = self.run_config.timeout
         if timeout is not None:
             timer = self.runner.timer_scheduler or timer_scheduler()
-            self._timer.disposable = timer.schedule_relative(
-                timeout, lambda *_: self._stop("TIMEOUT")
-            )
+            self._timer = timer.schedule_relative(timeout, lambda *_: self._stop("TIMEOUT"))
+            if not self._chain.is_running:  # stopped on another thread meanwhile
+                self._timer.dispose()
         service = self.runner.session_service
         if type(service).lock_session is BaseSessionService.lock_session:
             self._read_session(None)  # nothing is shared beyond this process: no turn lock

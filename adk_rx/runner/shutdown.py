@@ -57,7 +57,8 @@ class RunTracker:
         """``run`` let go of its session (it ended, failed or was cancelled)."""
         with self._changed:
             self._active.discard(run)
-            self._changed.notify_all()
+            if self._closed:  # only close() waits for runs to end
+                self._changed.notify_all()
 
     def close(self, timeout: float | None) -> None:
         """Refuses new runs, waits up to ``timeout`` seconds (None: no limit) for the running
