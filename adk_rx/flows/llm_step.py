@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["one_step", "step_events"]
+__all__ = ["step_events"]
 
 
 def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
@@ -110,7 +110,7 @@ def _event_and_calls(
     if isinstance(answered, Observable):
 
         def then_transfer(e: Event) -> Observable[Event] | tuple[Event, ...]:
-            return _maybe_transfer_direct(agent, ctx, e)
+            return _then_transfer(agent, ctx, e)
 
         return (yield answered.pipe(concat_map_direct(then_transfer))) or last
     for response in answered:
@@ -121,17 +121,19 @@ def _event_and_calls(
     return last
 
 
-def _maybe_transfer_direct(
+def _then_transfer(
     agent: LlmAgent, ctx: InvocationContext, event: Event
 ) -> Observable[Event] | tuple[Event, ...]:
-    if not event.actions.transfer_to_agent or event.partial:
+    """The event, then the run of the agent it transfers to (if it asks for one)."""
+    target_name = event.actions.transfer_to_agent
+    if not target_name or event.partial:
         return (event,)
-    return _maybe_transfer(agent, ctx, event)
 
+    def steps() -> Steps[Event]:
+        yield event
+        return (yield _transfer(agent, ctx, target_name))
 
-def one_step(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
-    """One step as an Observable (the generator of :func:`step_events`, subscribed)."""
-    return from_generator(lambda: step_events(agent, ctx))
+    return from_generator(steps)
 
 
 def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> Observable[Event]:
@@ -370,13 +372,6 @@ def _postprocess(
     if not calls and not event.actions.transfer_to_agent:
         return (event,)
     return from_generator(lambda: _event_and_calls(agent, ctx, tools, event))
-
-
-def _maybe_transfer(agent: LlmAgent, ctx: InvocationContext, event: Event) -> Observable[Event]:
-    target_name = event.actions.transfer_to_agent
-    if not target_name or event.partial:
-        return sync.just(event)
-    return sync.just(event).pipe(ops.concat(rx.defer(lambda _: _transfer(agent, ctx, target_name))))
 
 
 def _transfer(agent: LlmAgent, ctx: InvocationContext, target_name: str) -> Observable[Event]:
