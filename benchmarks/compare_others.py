@@ -8,8 +8,9 @@ front, so the figures are the frameworks' own cost:
 
 * simple turn: one user message, one text reply (microseconds per turn, fresh agent state);
 * tool turn: the model calls ``add(a, b)``, the tool runs, the model answers (microseconds);
-  adk_rx twice: its default (a sync tool runs on the I/O pool, as pydantic-ai runs sync tools
-  on a worker thread) and a tool marked as never blocking (run inline, as openai-agents does);
+  adk_rx twice: its default (a sync tool runs on the I/O pool, as both others run sync tools
+  on a worker thread: ``asyncio.to_thread`` in openai-agents, anyio's in pydantic-ai) and a
+  tool marked as never blocking (run inline, which neither of the others offers);
 * streaming: one reply of CHUNKS text chunks, each a separate event (events per second).
 
 A framework that is not installed is skipped. Ratios are adk_rx's lead (> 1: adk_rx ahead).
