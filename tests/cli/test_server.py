@@ -659,17 +659,3 @@ async def test_a_store_without_a_free_connection_answers_503_not_500(
         assert "no database connection available" in listed.json()["detail"]
         assert (await http.get(f"/apps/{app_name}/users/u1/sessions")).status_code == 200
     svc.close()
-
-
-def test_the_server_freezes_what_start_up_loaded_out_of_the_gcs_reach() -> None:
-    import gc
-
-    from adk_rx.cli.server.app import freeze_startup_heap
-
-    before = gc.get_freeze_count()
-    try:
-        frozen = freeze_startup_heap()
-        assert frozen == gc.get_freeze_count() > before
-        assert frozen > 10_000  # the modules loaded so far: a full collection skips them
-    finally:
-        gc.unfreeze()
