@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Generator
 from typing import Any
 
@@ -188,3 +189,53 @@ def test_a_long_synchronous_run_does_not_grow_the_stack() -> None:
     got: list[int] = []
     from_generator(steps).subscribe(got.append)
     assert len(got) == count
+
+
+def _race_one_dispose(pool: Any, failures: list[BaseException]) -> int:
+    """One run whose inners complete on pool threads (each a little blocking work), disposed
+    from this thread once its first item arrived; returns how many items it emitted."""
+    from adk_rx.rx.bridges import from_blocking
+
+    closed = threading.Event()
+    first = threading.Event()
+    disposed = threading.Event()
+    emitted: list[Any] = []
+    after_dispose: list[Any] = []
+
+    def steps() -> Generator[Any, Any, None]:
+        try:
+            for n in range(20):
+                got = yield from_blocking(lambda n=n: time.sleep(0.0002) or n, pool)
+                yield f"after {got}"
+        finally:
+            closed.set()
+
+    def on_next(item: Any) -> None:
+        emitted.append(item)
+        if disposed.is_set():
+            after_dispose.append(item)
+        first.set()
+
+    handle = from_generator(steps).subscribe(on_next, failures.append)
+    assert first.wait(5)
+    handle.dispose()  # while the generator goes on on the pool's threads
+    disposed.set()
+    assert closed.wait(5)  # the generator's finally ran, whichever thread closed it
+    assert len(after_dispose) <= 1  # at most the item already on its way
+    return len(emitted)
+
+
+def test_a_dispose_racing_inners_that_complete_on_other_threads_stops_cleanly() -> None:
+    from reactivex.scheduler import ThreadPoolScheduler
+
+    pool = ThreadPoolScheduler(4)
+    failures: list[BaseException] = []
+    previous_hook = threading.excepthook
+    threading.excepthook = lambda args: failures.append(args.exc_value)  # type: ignore[assignment]
+    try:
+        emitted = [_race_one_dispose(pool, failures) for _ in range(200)]
+    finally:
+        threading.excepthook = previous_hook
+        pool.executor.shutdown(wait=True)
+    assert failures == []
+    assert sum(n < 40 for n in emitted) > 100  # most runs were stopped part-way
