@@ -10,9 +10,9 @@ One turn, followed through the modules of this package:
 3. ``invocation.py``: with the turn, it reads the session, builds the invocation's context
    and lets the plugins see the user message (``opening.py``), stores the message (not
    emitted), and asks ``routing.py`` which agent of the tree takes the turn (the agent that
-   last spoke, when transfers allow it; else the root). The agent's run is a cold
-   Observable; an LlmAgent's steps inside it run as plain calls while nothing waits
-   (``adk_rx/flows/llm_loop.py``).
+   last spoke, when transfers allow it; else the root). ``body.py`` pipes that agent's run,
+   a cold Observable, through the session writer; an LlmAgent's steps inside it run as
+   plain calls while nothing waits (``adk_rx/flows/llm_loop.py``).
 4. ``session_writer.py``: for each event the agent produces, in order, the writer applies it
    to the invocation's session view (so the next model step sees it), persists it (one append
    at a time; partial events are not stored), and only then is it emitted.

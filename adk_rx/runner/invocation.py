@@ -21,22 +21,19 @@ from reactivex.scheduler import CurrentThreadScheduler
 from adk_rx.compaction import compact_session
 from adk_rx.context import InvocationContext
 from adk_rx.errors import (
-    ConfigurationError,
     InvocationCancelledError,
     InvocationTimeoutError,
     SessionNotFoundError,
 )
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
-from adk_rx.live.flow import run_live_agent
 from adk_rx.run_config import RunConfig
+from adk_rx.runner.body import agent_events, reply_instead
 from adk_rx.runner.dangling import dangling_calls, interrupted_answers
 from adk_rx.runner.gates import Gate, SessionGates, SessionKey
 from adk_rx.runner.opening import invocation_context, user_message_hooks
-from adk_rx.runner.resume import resume_from_log, resumed_user_content
-from adk_rx.runner.routing import agent_to_run
+from adk_rx.runner.resume import resumed_user_content
 from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx import sync
-from adk_rx.rx.concat_map_direct import concat_map_direct
 from adk_rx.rx.schedulers import timer_scheduler
 from adk_rx.rx.stage_chain import RunState, StageChain
 from adk_rx.sessions.base import BaseSessionService
@@ -90,7 +87,6 @@ class Invocation(abc.DisposableBase):
         self._previous: Gate | None = None
         self._closing: InvocationCancelledError | None = None
         self.trace = NO_TRACE
-        self._event_hook = runner.plugin_manager.has("on_event_callback")
 
     # -- life cycle ---------------------------------------------------------------------------
     def start(self, gates: SessionGates, queued: bool = True) -> abc.DisposableBase:
@@ -238,15 +234,11 @@ class Invocation(abc.DisposableBase):
             return
         self._store_message(content)
 
-    def _no_message(self) -> None:
-        """A live run has no message up front; it goes straight to the agent."""
-        self._after_user(None)
-
     def _store_message(self, content: types.Content | None) -> None:
         ctx = self.ctx
         assert ctx is not None
-        if content is None:
-            self._no_message()
+        if content is None:  # live: no message up front; the run goes straight to the agent
+            self._after_user(None)
             return
         ctx.user_content = content
         event = Event(
@@ -389,47 +381,22 @@ class Invocation(abc.DisposableBase):
     def _run_or_reply(self, found: list[Any]) -> Observable[Event]:
         if not found:
             return self._run_agent()
-        content = found[0]
-        if not isinstance(content, types.Content):
-            return rx.throw(
-                ConfigurationError("before_run_callback must return types.Content or None")
-            )
         assert self.ctx is not None
-        # Persisted like every emitted event (API.md), unlike ADK for Java.
-        event = Event(author="model", content=content, invocation_id=self.ctx.invocation_id)
-        self.ctx.session.mark_applied(event)
-        return self._writer_().persist(event)
+        return reply_instead(self.ctx, self._writer_(), found[0])
 
     def _run_agent(self) -> Observable[Event]:
-        ctx = self.ctx
-        assert ctx is not None
-        if self.resume_id is None:
-            agent = agent_to_run(self.runner.agent, ctx.session)
-        else:
-            agent = resume_from_log(ctx, self.runner.agent)
-        self._writer_().open_calls.last_author = agent.name  # a stop before any event
-        plugins = self.runner.plugin_manager
-        body = agent.run_async(ctx) if self.live_queue is None else run_live_agent(agent, ctx)
-        events = body.pipe(
-            concat_map_direct(self._persist_and_hook, on_arrival=self._writer_().apply)
+        assert self.ctx is not None
+        return agent_events(
+            self.runner,
+            self.ctx,
+            self._writer_(),
+            resume_id=self.resume_id,
+            live=self.live_queue is not None,
         )
-        if plugins.has("after_run_callback"):
-            events = events.pipe(
-                ops.concat(
-                    rx.defer(lambda _: plugins.all("after_run_callback", invocation_context=ctx))
-                )
-            )
-        return events
 
     def _writer_(self) -> SessionWriter:
         assert self._writer is not None, "the session is open"
         return self._writer
-
-    def _persist_and_hook(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
-        """Called in order, when the previous event is stored and emitted."""
-        if not self._event_hook:
-            return (event,) if event.partial else self._writer_().persist_now(event)
-        return self._writer_().persist_then_hook(event, self.runner.plugin_manager, self.ctx)
 
     def _repair(
         self, reason: str, code: str | None, records: list[Event] | None = None
