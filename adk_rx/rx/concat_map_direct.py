@@ -108,12 +108,6 @@ class _Sink(Generic[T, R]):
             except Exception as exc:
                 self._fail(exc)
                 return
-            if type(result) is not tuple and sync.is_sync(result):
-                try:
-                    result = result.items_now()
-                except Exception as exc:
-                    self._fail(exc)
-                    return
             if isinstance(result, tuple):
                 for value in result:
                     if self._stopped:

@@ -115,18 +115,6 @@ class _Driver(abc.DisposableBase, Generic[T]):
                 _ITEM_TYPES.add(kind)
                 observer.on_next(item)
                 continue
-            if sync.is_sync(item):  # its items are known now: no subscription
-                try:
-                    values = item.items_now()
-                except Exception as exc:
-                    error = exc
-                    continue
-                for one in values:
-                    if self.disposed:
-                        break
-                    observer.on_next(one)
-                    value = one
-                continue
             outcome = self._subscribe(item)
             if outcome is None:
                 return  # completes later: the inner's completion or error goes on from there

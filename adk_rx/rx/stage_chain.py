@@ -132,16 +132,8 @@ class StageChain:
 
         try:
             source = build()
-            if sync.is_sync(source):  # its items are known now: no subscription
-                for value in source.items_now():
-                    if self.state is not RunState.RUNNING:
-                        return
-                    (on_next or keep)(value)
         except Exception as exc:
             self.fail(exc)
-            return
-        if sync.is_sync(source):
-            completed()
             return
         # Each stage runs inside the chain owner's guarded subscription: no extra wrapper. Its
         # handle goes into ``body`` before it is subscribed, so a stop that comes while it is

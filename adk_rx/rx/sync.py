@@ -47,8 +47,9 @@ class SyncObservable(AwaitableObservable[T]):
 
     Besides being subscribed, it can be asked for its items directly:
     :meth:`items_now` returns them as a tuple (or raises the error the stream would end
-    with). The runtime's stage operators do that instead of subscribing, so a synchronous
-    store or helper costs a call, not a subscription.
+    with). :func:`subscribe_inner`, which every stage operator of the runtime subscribes
+    through, hands those items over instead of subscribing, so a synchronous store or helper
+    costs a call, not a subscription.
     """
 
     def __init__(self, subscribe: Any, items_now: Callable[[], tuple[T, ...]]) -> None:
@@ -209,6 +210,18 @@ def subscribe_inner(
     handle = _InnerSubscription(observer)
     if into is not None:
         into.disposable = handle
+    if type(source) is SyncObservable:  # its items are known now: handed over, not subscribed
+        try:
+            values = source.items_now()
+        except Exception as exc:
+            observer.on_error(exc)
+            return handle
+        for value in values:
+            if observer.stopped:
+                return handle
+            observer.on_next(value)
+        observer.on_completed()
+        return handle
     try:
         inner = source._subscribe_core(  # pyright: ignore[reportPrivateUsage]
             observer,  # pyright: ignore[reportArgumentType]
