@@ -30,6 +30,7 @@ from google.genai import types
 from pydantic.alias_generators import to_camel
 
 from adk_rx.errors import ConfigurationError
+from adk_rx.evaluation.atomic_files import write_atomically
 from adk_rx.events import Event
 from adk_rx.sessions.session import Session
 
@@ -170,10 +171,13 @@ class EvalSet(_EvalModel):
             raise ConfigurationError(f"{file} is not an eval set: {exc}") from exc
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Writes the set as indented JSON (snake_case keys, like google-adk); returns the path."""
+        """Writes the set as indented JSON (snake_case keys, like google-adk); returns the path.
+
+        The file is replaced in one rename (see :mod:`adk_rx.evaluation.atomic_files`): a
+        crash while saving leaves the previous file whole.
+        """
         file = Path(path)
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(self.to_json() + "\n", encoding="utf-8")
+        write_atomically(file, self.to_json() + "\n")
         return file
 
     def to_json(self) -> str:
