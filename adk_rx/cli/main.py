@@ -103,8 +103,16 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="URL",
             default=os.environ.get("ADK_RX_SESSION_SERVICE_URI") or None,
             help="where sessions live: sqlite:///PATH, postgresql://USER@HOST:PORT/DB (shared "
-            "by several server processes) or memory://; default .adk_rx/sessions.db (env "
-            "ADK_RX_SESSION_SERVICE_URI)",
+            "by several server processes) or memory://; default sessions.db in --data-dir "
+            "(env ADK_RX_SESSION_SERVICE_URI)",
+        )
+        server.add_argument(
+            "--data-dir",
+            metavar="DIR",
+            default=os.environ.get("ADK_RX_DATA_DIR") or None,
+            help="where the server writes: sessions.db (without --session-service-uri), "
+            "artifacts, and the eval sets and results users create; default .adk_rx under the "
+            "working folder (env ADK_RX_DATA_DIR)",
         )
         server.add_argument(
             "--broker-url",
@@ -178,6 +186,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             limits=limits_from_args(args),
             session_service_uri=args.session_service_uri,
             broker_url=args.broker_url,
+            data_dir=args.data_dir,
         )
     except AdkRxError as exc:  # e.g. --ui google-adk without google-adk, no otel extra
         print(f"adk-rx: {exc}", file=sys.stderr)

@@ -90,20 +90,21 @@ def create_app(
     meter_provider: MeterProvider | None = None,
     span_store: SpanStore | None = None,
     broker: Broker | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
 ) -> Starlette:
     """The HTTP app serving the apps of ``agents_dir``.
 
     Args:
         agents_dir: a folder with one sub-folder per app (``agent.py`` with ``root_agent``).
-        session_service: where sessions live; default ``.adk_rx/sessions.db`` (SQLite) under
-            the working folder.
+        session_service: where sessions live; default ``sessions.db`` (SQLite) in
+            ``data_dir``.
         web: also serve the dev UI page at ``/``.
         tokens: bearer token -> user id; when given, every API request needs a token and a
             token's user reaches only its own ``users/{user}`` paths.
         allowed_hosts: the names (``"name"`` any port, ``"name:port"``, ``"*"`` any) a
             request's Host may carry; default the loopback names.
-        artifact_service: default ``.adk_rx/artifacts`` files when the sessions are the
-            default ones, in memory otherwise.
+        artifact_service: default ``artifacts/`` files in ``data_dir`` when the sessions are
+            the default ones, in memory otherwise.
         memory_service: default in memory.
         tracer_provider: where the Runners' spans go (default OpenTelemetry's global one);
             a ``traceparent`` header on a run request makes its invocation continue that trace.
@@ -118,6 +119,10 @@ def create_app(
         broker: Redis, shared with the other server processes that serve the same
             sessions (see :mod:`adk_rx.cli.server.broker`); its tasks start and stop with
             the app. Without one, invocations are served by the process that runs them.
+        data_dir: the folder for what the server itself writes: the default sessions and
+            artifacts, and the eval sets and results clients create (``evals/``; see
+            :mod:`adk_rx.cli.server.eval_scope`). Default ``.adk_rx`` under the working
+            folder; created when first needed.
 
     Raises:
         ConfigurationError: an unknown ``ui``, or ``"google-adk"`` without google-adk.
@@ -128,8 +133,8 @@ def create_app(
         pages = adk_ui.routes(adk_ui.find_bundle())
     else:
         pages = [Route("/", _page, methods=["GET"])]
+    state_dir = Path(data_dir).absolute() if data_dir is not None else Path.cwd() / STATE_DIR
     if session_service is None:
-        state_dir = Path.cwd() / STATE_DIR
         state_dir.mkdir(parents=True, exist_ok=True)
         session_service = SqlSessionService(f"sqlite:///{state_dir / 'sessions.db'}")
         if artifact_service is None:
@@ -157,6 +162,7 @@ def create_app(
         registry=registry,
         limits=limits,
         web=web,
+        data_dir=state_dir,
         span_store=span_store,
         broker=broker,
     )
@@ -263,12 +269,15 @@ def serve(
     limits: Limits | None = None,
     session_service_uri: str | None = None,
     broker_url: str | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
 ) -> None:
     """Runs the server on uvicorn until interrupted.
 
-    ``session_service_uri`` (see :func:`session_service_from_uri`; default SQLite under
-    ``.adk_rx``) and ``broker_url`` (``redis://HOST:PORT/DB``; ``ADK_RX_BROKER_PREFIX`` sets
-    the key prefix) let several server processes serve the same sessions.
+    ``data_dir`` is where the server writes (see :func:`create_app`; default ``.adk_rx``
+    under the working folder). ``session_service_uri`` (see :func:`session_service_from_uri`;
+    default SQLite in ``data_dir``) and ``broker_url`` (``redis://HOST:PORT/DB``;
+    ``ADK_RX_BROKER_PREFIX`` sets the key prefix) let several server processes serve the same
+    sessions.
 
     The Host check allows the loopback names and ``host`` (unless it is a wildcard
     address); ``ADK_RX_ALLOWED_HOSTS`` (comma-separated) adds names, e.g. the machine's
@@ -308,6 +317,7 @@ def serve(
         limits=limits,
         session_service=session_service,
         broker=broker,
+        data_dir=data_dir,
     )
     freeze_startup_heap()
     try:

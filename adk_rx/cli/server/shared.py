@@ -6,6 +6,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException
@@ -36,6 +37,7 @@ class Server:
     registry: InvocationRegistry
     limits: Limits
     web: bool
+    data_dir: Path  # where the server writes: default sessions, artifacts, users' eval sets
     span_store: SpanStore | None = None  # recent spans, when the OpenTelemetry SDK is set up
     broker: Broker | None = None  # Redis, when several server processes share the sessions
 
