@@ -1,5 +1,7 @@
 """google-adk's eval routes: a session becomes a case of an eval set, the set runs, its
-results are stored and read back; files live beside the app as google-adk keeps them."""
+results are stored and read back; a user's sets live under the server's data directory in
+google-adk's layout, so ``adk-rx eval`` runs them. (Hostile clients:
+``test_eval_routes_hostile.py``.)"""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from adk_rx.cli.main import main
 from tests.cli.adk_client import agents_folder, client_for, run_body
 
 pytestmark = pytest.mark.asyncio
@@ -21,9 +24,15 @@ def agents() -> tuple[Path, str]:
     return agents_folder("evals")
 
 
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
 @pytest_asyncio.fixture
-async def client(agents: tuple[Path, str]) -> AsyncIterator[httpx.AsyncClient]:
-    async with client_for(agents[0], tokens={"t1": "u1", "t2": "u2"}) as http:
+async def client(agents: tuple[Path, str], data_dir: Path) -> AsyncIterator[httpx.AsyncClient]:
+    tokens = {"t1": "u1", "t2": "u2"}
+    async with client_for(agents[0], tokens=tokens, data_dir=data_dir) as http:
         http.headers["Authorization"] = "Bearer t1"
         yield http
 
@@ -37,7 +46,7 @@ async def recorded_session(client: httpx.AsyncClient, app: str) -> None:
 
 
 async def test_a_session_becomes_a_case_that_runs_and_passes(
-    client: httpx.AsyncClient, agents: tuple[Path, str]
+    client: httpx.AsyncClient, agents: tuple[Path, str], data_dir: Path
 ) -> None:
     root, app = agents
     await recorded_session(client, app)
@@ -67,8 +76,12 @@ async def test_a_session_becomes_a_case_that_runs_and_passes(
     [result_id] = (await client.get(f"{dev}/eval_results")).json()
     stored = (await client.get(f"{dev}/eval_results/{result_id}")).json()
     assert stored["eval_case_results"][0]["eval_id"] == "oslo"
-    on_disk = json.loads((root / app / "regress.evalset.json").read_text())
+    own = data_dir / "evals" / app / "users" / "u1"
+    on_disk = json.loads((own / "regress.evalset.json").read_text())
     assert on_disk["eval_cases"][0]["eval_id"] == "oslo"  # adk-rx eval runs the same file
+    assert (own / ".adk" / "eval_history" / f"{app}_{result_id}.evalset_result.json").is_file()
+    assert list(root.rglob("*.evalset*.json")) == []  # nothing in the app's folder
+    assert main(["eval", str(root / app), str(own)]) == 0
 
 
 async def test_metrics_in_the_request_set_the_thresholds(
@@ -124,3 +137,17 @@ async def test_bad_ids_unknown_sets_other_users_and_duplicates_are_refused(
     deleted = await client.delete(f"{dev}/eval_sets/s/evals/c")
     assert deleted.status_code == 200
     assert (await client.get(f"{dev}/eval_sets/s/evals")).json() == []
+
+
+async def test_without_tokens_every_client_is_the_one_local_user(
+    agents: tuple[Path, str], data_dir: Path
+) -> None:
+    root, app = agents
+    dev = f"/dev/apps/{app}"
+    async with client_for(root, data_dir=data_dir) as first:
+        assert (await first.post(f"{dev}/eval_sets/shared")).status_code == 200
+    async with client_for(root, data_dir=data_dir) as second:
+        assert (await second.get(f"{dev}/eval_sets")).json() == ["shared"]
+        assert (await second.post(f"{dev}/eval_sets/shared")).status_code == 400  # exists
+
+    assert (data_dir / "evals" / app / "local" / "shared.evalset.json").is_file()

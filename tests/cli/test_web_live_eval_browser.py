@@ -25,7 +25,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str, str, InMemorySessionServi
     (root / voice_app).mkdir()
     (root / voice_app / "agent.py").write_text(LIVE_AGENT)
     service = InMemorySessionService()
-    with live_server(create_app(root, web=True, session_service=service)) as live:
+    app = create_app(root, web=True, session_service=service, data_dir=tmp_path / "data")
+    with live_server(app) as live:
         yield live.url, chat_app, voice_app, service
 
 

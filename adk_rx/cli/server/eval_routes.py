@@ -1,26 +1,30 @@
 """google-adk's eval routes under ``/dev/apps/{app}``: eval sets made from sessions, run, and
-their results, kept as files beside the app the way google-adk keeps them.
+their results, each scoped to the caller.
 
-* eval sets: ``<agents_dir>/<app>/<eval_set_id>.evalset.json`` (so ``adk-rx eval`` runs them
-  too); results: ``<agents_dir>/<app>/.adk/eval_history/<app>_<result_id>.evalset_result.json``.
-* ``GET eval_sets`` (ids) and ``GET eval-sets`` (``{"eval_set_ids": [...]}``);
-  ``POST eval_sets/{id}`` and ``POST eval-sets`` (``{"eval_set": {"eval_set_id": ...}}``)
-  create one; ``POST eval_sets/{id}/add_session`` (and ``eval-sets/{id}/add-session``) with
-  ``{"eval_id", "session_id", "user_id"}`` turns a stored session into a case;
-  ``GET eval_sets/{id}/evals``, ``GET|DELETE eval_sets/{id}/evals/{case}``;
-  ``POST eval_sets/{id}/run_eval`` with ``{"eval_ids": [...], "eval_metrics": [{"metric_name",
-  "threshold"}]}`` runs cases (all when ``eval_ids`` is empty) and stores the result;
-  ``GET eval_results`` (ids), ``GET eval_results/{id}``.
+Where the sets live and whose they are: :mod:`.eval_scope` (the caller's own sets under the
+server's data directory; the app folder's sets read-only for everyone; another user's set or
+result answers 404). Bodies: :mod:`.eval_bodies` (a malformed one answers 400, an oversize
+one 413).
+
+* ``GET eval_sets`` (ids) and ``GET eval-sets`` (``{"eval_set_ids": [...]}``): the caller's
+  sets and the app's shipped ones;
+* ``POST eval_sets/{id}`` and ``POST eval-sets`` (``{"eval_set": {"eval_set_id": ...}}``)
+  create one of the caller's (400 when the caller has it, 403 when the app ships it);
+* ``POST eval_sets/{id}/add_session`` (and ``eval-sets/{id}/add-session``) with
+  ``{"eval_id", "session_id", "user_id"}`` turns one of the caller's stored sessions into a
+  case of one of the caller's sets;
+* ``GET eval_sets/{id}/evals``, ``GET|DELETE eval_sets/{id}/evals/{case}``;
+* ``POST eval_sets/{id}/run_eval`` with ``{"eval_ids": [...], "eval_metrics": [{"metric_name",
+  "threshold"}]}`` runs cases (all when ``eval_ids`` is empty) and stores the result with the
+  caller's results;
+* ``GET eval_results`` (ids), ``GET eval_results/{id}``: the caller's results.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
-from pathlib import Path
-from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -28,137 +32,105 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from adk_rx.errors import AdkRxError
-from adk_rx.evaluation import EvalCase, EvalSet, criteria_from_config, evaluate
+from adk_rx.evaluation import EvalCase, EvalSet, evaluate
 
+from .eval_bodies import AddSessionBody, CreateEvalSetBody, RunEvalBody, parse_body
+from .eval_scope import checked, eval_scope
 from .session_routes import find_session, json_body
-from .shared import json_response, not_found, runner_for, server_of, user_path
+from .shared import json_response, not_found, runner_for, user_path
 
 __all__ = ["routes"]
 
-_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
-
-
-def _checked_id(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not _ID.match(value) or ".." in value:
-        raise HTTPException(400, f"{what} must be letters, digits, '_', '-' or '.'")
-    return value
-
-
-async def _app_dir(request: Request) -> tuple[str, Path]:
-    app = request.path_params["app"]
-    await runner_for(request, app)  # 404 for an unknown app
-    return app, server_of(request).runners.agents_dir / app
-
-
-def _set_path(folder: Path, eval_set_id: str) -> Path:
-    return folder / f"{_checked_id(eval_set_id, 'eval_set_id')}.evalset.json"
-
-
-def _history(folder: Path) -> Path:
-    return folder / ".adk" / "eval_history"
-
-
-async def _load_set(folder: Path, eval_set_id: str) -> EvalSet:
-    path = _set_path(folder, eval_set_id)
-    if not await asyncio.to_thread(path.is_file):
-        raise not_found(f"eval set {eval_set_id!r}")
-    try:
-        return await asyncio.to_thread(EvalSet.load, path)
-    except AdkRxError as exc:
-        raise HTTPException(500, str(exc)) from exc
-
 
 async def list_sets(request: Request) -> Response:
-    _, folder = await _app_dir(request)
-    ids = sorted(p.name.removesuffix(".evalset.json") for p in folder.glob("*.evalset.json"))
+    scope = await eval_scope(request)
+    ids = await asyncio.to_thread(scope.ids)
     if request.url.path.endswith("eval-sets"):
         return json_response({"eval_set_ids": ids})
     return json_response(ids)
 
 
 async def create_set(request: Request) -> Response:
-    _, folder = await _app_dir(request)
+    scope = await eval_scope(request)
+    body = await json_body(request)  # the path form takes none, but reads one within bounds
     eval_set_id = request.path_params.get("eval_set_id")
     if eval_set_id is None:
-        body = await json_body(request)
-        eval_set_id = (body.get("eval_set") or {}).get("eval_set_id")
-    eval_set_id = _checked_id(eval_set_id, "eval_set_id")
-    path = _set_path(folder, eval_set_id)
-    if await asyncio.to_thread(path.exists):
-        raise HTTPException(400, f"eval set {eval_set_id!r} already exists")
+        eval_set_id = parse_body(CreateEvalSetBody, body).eval_set.eval_set_id
+    eval_set_id = checked(eval_set_id, "eval_set_id")
+    await scope.refuse_shipped(eval_set_id)
     eval_set = EvalSet(eval_set_id=eval_set_id, creation_timestamp=time.time())
-    await asyncio.to_thread(eval_set.save, path)
+    async with scope.writing():
+        created = await asyncio.to_thread(scope.own.create, eval_set)
+    if not created:
+        raise HTTPException(400, f"eval set {eval_set_id!r} already exists")
     return json_response(json.loads(eval_set.to_json()))
 
 
 async def add_session(request: Request) -> Response:
-    app, folder = await _app_dir(request)
-    eval_set = await _load_set(folder, request.path_params["eval_set_id"])
-    body = await json_body(request)
-    eval_id = _checked_id(body.get("eval_id"), "eval_id")
-    user_id, session_id = body.get("user_id"), body.get("session_id")
-    if not isinstance(user_id, str) or not isinstance(session_id, str):
-        raise HTTPException(400, "user_id and session_id are required")
-    user_path(request, user_id)
-    session = await find_session(request, app, user_id, session_id)
-    case = EvalCase.from_session(session, eval_id=eval_id)
-    try:
-        updated = eval_set.add_case(case)
-    except AdkRxError as exc:
-        raise HTTPException(400, str(exc)) from exc
-    await asyncio.to_thread(updated.save, _set_path(folder, eval_set.eval_set_id))
+    scope = await eval_scope(request)
+    eval_set_id = await scope.writable(request.path_params["eval_set_id"])
+    body = parse_body(AddSessionBody, await json_body(request))
+    user_path(request, body.user_id)  # another user's session: 404
+    session = await find_session(request, scope.app, body.user_id, body.session_id)
+    case = EvalCase.from_session(session, eval_id=body.eval_id)
+    async with scope.writing():
+        try:
+            updated = await asyncio.to_thread(
+                scope.own.update, eval_set_id, lambda eval_set: eval_set.add_case(case)
+            )
+        except AdkRxError as exc:  # the set already has a case of that id
+            raise HTTPException(400, str(exc)) from exc
+    if updated is None:
+        raise not_found(f"eval set {eval_set_id!r}")
     return json_response(None)
 
 
 async def list_cases(request: Request) -> Response:
-    _, folder = await _app_dir(request)
-    eval_set = await _load_set(folder, request.path_params["eval_set_id"])
+    scope = await eval_scope(request)
+    eval_set = await scope.find(request.path_params["eval_set_id"])
     return json_response(sorted(c.eval_id for c in eval_set.eval_cases))
 
 
 async def one_case(request: Request) -> Response:
-    _, folder = await _app_dir(request)
-    eval_set = await _load_set(folder, request.path_params["eval_set_id"])
+    scope = await eval_scope(request)
+    eval_set = await scope.find(request.path_params["eval_set_id"])
     case_id = request.path_params["case_id"]
     case = next((c for c in eval_set.eval_cases if c.eval_id == case_id), None)
     if case is None:
         raise not_found(f"eval case {case_id!r}")
     if request.method == "DELETE":
-        kept = [c for c in eval_set.eval_cases if c.eval_id != case_id]
-        updated = eval_set.model_copy(update={"eval_cases": kept})
-        await asyncio.to_thread(updated.save, _set_path(folder, eval_set.eval_set_id))
+        eval_set_id = await scope.writable(eval_set.eval_set_id)
+
+        def without_case(current: EvalSet) -> EvalSet:
+            kept = [c for c in current.eval_cases if c.eval_id != case_id]
+            return current.model_copy(update={"eval_cases": kept})
+
+        async with scope.writing():
+            await asyncio.to_thread(scope.own.update, eval_set_id, without_case)
         return json_response(None)
     whole = json.loads(eval_set.model_copy(update={"eval_cases": [case]}).to_json())
     return json_response(whole["eval_cases"][0])
 
 
 async def run_eval(request: Request) -> Response:
-    app, folder = await _app_dir(request)
-    eval_set = await _load_set(folder, request.path_params["eval_set_id"])
-    body = await json_body(request)
-    wanted = body.get("eval_ids") or []
-    cases = [c for c in eval_set.eval_cases if not wanted or c.eval_id in wanted]
-    metrics = body.get("eval_metrics") or []
-    try:
-        criteria = criteria_from_config(
-            {"criteria": {m["metric_name"]: m.get("threshold", 0.0) for m in metrics}}
-            if metrics
-            else None
+    scope = await eval_scope(request)
+    eval_set = await scope.find(request.path_params["eval_set_id"])
+    body = parse_body(RunEvalBody, await json_body(request))
+    criteria = body.criteria()
+    wanted = body.case_ids()
+    known = {c.eval_id for c in eval_set.eval_cases}
+    missing = [eval_id for eval_id in wanted if eval_id not in known]
+    if missing:
+        raise HTTPException(
+            400, f"eval set {eval_set.eval_set_id!r} has no case {', '.join(missing[:5])}"
         )
-    except (AdkRxError, KeyError, TypeError) as exc:
-        raise HTTPException(400, f"bad eval_metrics: {exc}") from exc
-    runner = await runner_for(request, app)
+    cases = [c for c in eval_set.eval_cases if not wanted or c.eval_id in wanted]
+    runner = await runner_for(request, scope.app)
     subset = eval_set.model_copy(update={"eval_cases": cases})
     result = await asyncio.to_thread(evaluate, runner.agent, subset, criteria)
     stored = result.to_dict()
-    history = _history(folder)
-    path = history / f"{app}_{stored['eval_set_result_id']}.evalset_result.json"
-
-    def write() -> None:
-        history.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(stored, indent=2), encoding="utf-8")
-
-    await asyncio.to_thread(write)
+    async with scope.writing():
+        await asyncio.to_thread(scope.own.save_result, stored)
     user = next((c.session_input.user_id for c in cases if c.session_input), "eval_user")
     return json_response(
         [
@@ -169,22 +141,20 @@ async def run_eval(request: Request) -> Response:
 
 
 async def list_results(request: Request) -> Response:
-    app, folder = await _app_dir(request)
-    prefix = f"{app}_"
-    names = [
-        p.name.removeprefix(prefix).removesuffix(".evalset_result.json")
-        for p in _history(folder).glob(f"{prefix}*.evalset_result.json")
-    ]
-    return json_response(sorted(names))
+    scope = await eval_scope(request)
+    return json_response(await asyncio.to_thread(scope.own.result_ids))
 
 
 async def one_result(request: Request) -> Response:
-    app, folder = await _app_dir(request)
-    result_id = _checked_id(request.path_params["result_id"], "eval_result_id")
-    path = _history(folder) / f"{app}_{result_id}.evalset_result.json"
-    if not await asyncio.to_thread(path.is_file):
+    scope = await eval_scope(request)
+    result_id = checked(request.path_params["result_id"], "eval_result_id")
+    try:
+        found = await asyncio.to_thread(scope.own.load_result, result_id)
+    except AdkRxError as exc:  # a broken file on the server's side
+        raise HTTPException(500, str(exc)) from exc
+    if found is None:
         raise not_found(f"eval result {result_id!r}")
-    return json_response(json.loads(await asyncio.to_thread(path.read_text, encoding="utf-8")))
+    return json_response(found)
 
 
 _DEV = "/dev/apps/{app}"
