@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from adk_rx.errors import AdkRxError
@@ -75,13 +76,13 @@ def bench_command(args: argparse.Namespace) -> int:
                 on_turn=advance,
             )
     except AdkRxError as exc:
-        err.print(f"error: {exc}", style="bold red")
+        err.print(escape(f"error: {exc}"), style="bold red")  # brackets stay text
         return EXIT_USAGE
     figures = result.to_dict()
     out.print(_table(figures))
     if result.errors:
         first = next(t.error for t in result.timings if t.error)
-        err.print(f"{result.errors} turns failed; the first: {first}", style="bold red")
+        err.print(escape(f"{result.errors} turns failed; the first: {first}"), style="bold red")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     if args.plot:
@@ -131,7 +132,9 @@ class _progress:
 
 def _table(figures: dict[str, Any]) -> Table:
     table = Table(
-        title=f"{figures['agent']}: {figures['turns']} turns, {figures['concurrency']} at a time",
+        title=escape(
+            f"{figures['agent']}: {figures['turns']} turns, {figures['concurrency']} at a time"
+        ),
         title_justify="left",
     )
     table.add_column("measure")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from adk_rx.errors import AdkRxError, ConfigurationError
@@ -71,7 +72,7 @@ def eval_command(args: argparse.Namespace) -> int:
         sets = [(f, load_eval_file(f)) for f in files]
         criteria = [criteria_from_config(config or read_config_beside(f)) for f, _ in sets]
     except AdkRxError as exc:
-        err.print(f"error: {exc}", style="bold red")
+        err.print(escape(f"error: {exc}"), style="bold red")  # brackets stay text
         return EXIT_USAGE
     all_passed = True
     for (file, eval_set), thresholds in zip(sets, criteria, strict=True):
@@ -87,7 +88,7 @@ def eval_command(args: argparse.Namespace) -> int:
         if args.print_detailed_results:
             _details(out, result)
         written = _write(result.to_dict(), file, args.results_dir, eval_set.eval_set_id)
-        out.print(f"results: {written}", style="dim")
+        out.print(escape(f"results: {written}"), style="dim")
     return 0 if all_passed else EXIT_FAILED
 
 
@@ -103,18 +104,18 @@ def _read_config(path: str) -> dict[str, Any]:
 
 def _table(file: Path, result: Any) -> Table:
     metrics = list(result.criteria)
-    table = Table(title=f"{result.eval_set_id} ({file})", title_justify="left")
+    table = Table(title=escape(f"{result.eval_set_id} ({file})"), title_justify="left")
     table.add_column("case")
     for name in metrics:
-        table.add_column(name, justify="right")
+        table.add_column(escape(name), justify="right")
     table.add_column("result")
     for case in result.cases:
         cells = [
             f"{case.scores[m]:.2f} / {case.thresholds[m]:.2f}" if m in case.scores else "-"
             for m in metrics
         ]
-        verdict = "[green]PASS[/]" if case.passed else f"[red]FAIL[/] {case.error or ''}"
-        table.add_row(case.eval_id, *cells, verdict)
+        verdict = "[green]PASS[/]" if case.passed else f"[red]FAIL[/] {escape(case.error or '')}"
+        table.add_row(escape(case.eval_id), *cells, verdict)
     passed = sum(c.passed for c in result.cases)
     table.caption = f"{passed} of {len(result.cases)} cases passed"
     return table

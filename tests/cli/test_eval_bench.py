@@ -122,3 +122,30 @@ def test_bench_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
 
     assert process.returncode == 0
     assert b"turns" in seen and b"/30" in seen
+
+
+def _without(module: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``adk-rx ARGS`` in a Python where ``module`` cannot be imported (as if not installed)."""
+    blocked = (
+        f"import sys; sys.modules[{module!r}] = None; "
+        "from adk_rx.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", blocked, *args],
+        cwd=cwd, env=_env(), text=True, capture_output=True, timeout=60,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def test_bench_plot_without_matplotlib_names_the_extra_to_install(tmp_path: Path) -> None:
+    done = _without("matplotlib", tmp_path, "bench", str(SUPPORT_DESK), "--plot", "out.png")
+
+    assert done.returncode == 2
+    assert "pip install 'adk_rx[plot]'" in done.stderr  # the brackets are not eaten as markup
+
+
+def test_a_message_with_brackets_reaches_the_terminal_whole(tmp_path: Path) -> None:
+    done = adk_rx(tmp_path, "eval", str(SUPPORT_DESK), "[bold]nope[/bold].evalset.json")
+
+    assert done.returncode == 2
+    assert "[bold]nope[/bold].evalset.json" in done.stderr
