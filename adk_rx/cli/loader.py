@@ -14,8 +14,9 @@ An *agents folder* holds one app per sub-folder whose ``agent.py`` exposes ``roo
 and keeps it.
 
 Every failure is an :class:`AgentLoadError` whose message names the file and says what to
-change; an exception raised while importing the user's module is chained as its cause, and
-:func:`import_traceback` formats it from the user's own frames (the command line prints it).
+change (for a missing optional dependency, the extra to install); an exception raised while
+importing the user's module is chained as its cause, and :func:`import_traceback` formats it
+from the user's own frames (the command line prints it, the server logs it).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from types import ModuleType
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.apps import App
+from adk_rx.cli.extras import install_hint
 from adk_rx.errors import AgentLoadError, ConfigurationError
 
 __all__ = [
@@ -200,9 +202,9 @@ def _import_module(name: str) -> ModuleType:
     except ModuleNotFoundError as exc:
         if exc.name is not None and name.startswith(exc.name):
             raise AgentLoadError(f"no module named {name!r} (is it on sys.path?)") from exc
-        raise AgentLoadError(f"importing {name} failed: {exc!r}") from exc
+        raise _import_failed(name, exc) from exc
     except Exception as exc:
-        raise AgentLoadError(f"importing {name} failed: {exc!r}") from exc
+        raise _import_failed(name, exc) from exc
 
 
 def _import_file(path: Path) -> ModuleType:
@@ -221,7 +223,7 @@ def _import_file(path: Path) -> ModuleType:
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
-        raise AgentLoadError(f"importing {path} failed: {exc!r}") from exc
+        raise _import_failed(path, exc) from exc
     return module
 
 
@@ -270,7 +272,7 @@ def _package(folder: Path) -> ModuleType:
             spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
-        raise AgentLoadError(f"importing {init} failed: {exc!r}") from exc
+        raise _import_failed(init, exc) from exc
     return module
 
 
@@ -279,4 +281,10 @@ def _import_module_from(name: str, path: Path) -> ModuleType:
         return importlib.import_module(name)
     except Exception as exc:
         sys.modules.pop(name, None)
-        raise AgentLoadError(f"importing {path} failed: {exc!r}") from exc
+        raise _import_failed(path, exc) from exc
+
+
+def _import_failed(what: object, error: Exception) -> AgentLoadError:
+    """The error for an import that raised; a missing optional dependency names its extra."""
+    hint = install_hint(error)
+    return AgentLoadError(f"importing {what} failed: {error!r}" + (f"; {hint}" if hint else ""))

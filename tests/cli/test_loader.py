@@ -151,3 +151,43 @@ def test_a_folder_named_like_another_module_is_refused(tmp_path: Path):
 
     with pytest.raises(AgentLoadError, match="already the name of another module"):
         load_agent(str(app))
+
+
+@pytest.mark.parametrize(
+    ("missing", "extra"), [("mcp", "mcp"), ("matplotlib", "plot"), ("redis", "server")]
+)
+def test_an_app_missing_an_optional_dependency_says_which_extra_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, missing: str, extra: str
+):
+    monkeypatch.setitem(sys.modules, missing, None)  # as if it were not installed
+    name = _unique("needs")
+    _app(tmp_path, name, f"from {missing} import something\n" + AGENT.format(name="needs"))
+
+    with pytest.raises(AgentLoadError) as raised:
+        load_app(tmp_path, name)
+
+    assert f"pip install 'adk_rx[{extra}]'" in str(raised.value)
+
+
+def test_the_mcp_example_without_mcp_names_the_mcp_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    example = Path(__file__).resolve().parents[2] / "examples" / "mcp_notes" / "agent.py"
+    name = _unique("notes")
+    _app(tmp_path, name, example.read_text())
+
+    with pytest.raises(AgentLoadError) as raised:
+        load_app(tmp_path, name)
+
+    assert str(raised.value).endswith("; it needs the mcp extra: pip install 'adk_rx[mcp]'")
+
+
+def test_a_missing_module_no_extra_provides_gets_no_install_hint(tmp_path: Path):
+    name = _unique("own")
+    _app(tmp_path, name, "import openai_agents_of_my_own\n")
+
+    with pytest.raises(AgentLoadError) as raised:
+        load_app(tmp_path, name)
+
+    assert "pip install" not in str(raised.value)
