@@ -1,8 +1,9 @@
 """A real ``adk-rx api-server`` in a subprocess, for the tests that need the whole process.
 
-The process is started with ``python -m adk_rx.cli api-server`` in a working folder of the
-test's choosing (its SQLite sessions go under it); the helper waits until uvicorn reports
-that the application started, reading the process's stderr, so no test sleeps for it.
+The process is started with ``python -m adk_rx.cli api-server`` (or ``web``) in a working
+folder of the test's choosing (its SQLite sessions go under it); the helper waits until
+uvicorn reports that the application started, reading the process's stderr, so no test
+sleeps for it (nor for a line the process logs later: :meth:`ServerProcess.wait_for`).
 """
 
 from __future__ import annotations
@@ -39,12 +40,21 @@ class ServerProcess:
     port: int
     process: subprocess.Popen[str]
     stderr: list[str] = field(default_factory=list)
+    written: threading.Condition = field(default_factory=threading.Condition)
 
     def is_alive(self) -> bool:
         return self.process.poll() is None
 
     def output(self) -> str:
         return "".join(self.stderr)
+
+    def wait_for(self, text: str, timeout: float = 30) -> str:
+        """The stderr so far, once it holds ``text`` (AssertionError after ``timeout``)."""
+        with self.written:
+            self.written.wait_for(lambda: text in self.output(), timeout)
+        output = self.output()
+        assert text in output, f"{text!r} never showed in the server's stderr:\n{output}"
+        return output
 
 
 @contextlib.contextmanager
@@ -54,8 +64,10 @@ def api_server_process(
     *options: str,
     env: Mapping[str, str] | None = None,
     startup_timeout: float = 60,
+    command: str = "api-server",
 ) -> Iterator[ServerProcess]:
-    """Runs ``adk-rx api-server agents_dir`` on a free loopback port until the block ends."""
+    """Runs ``adk-rx api-server agents_dir`` (or ``command``) on a free loopback port until
+    the block ends."""
     port = free_port()
     environment = {k: v for k, v in os.environ.items() if k not in _PROVIDER_ENV}
     environment["ADK_RX_ALLOW_REAL_MODEL_CALLS"] = "0"
@@ -63,7 +75,7 @@ def api_server_process(
     environment.update(env or {})
     process = subprocess.Popen(
         [
-            *(sys.executable, "-m", "adk_rx.cli", "api-server", str(agents_dir)),
+            *(sys.executable, "-m", "adk_rx.cli", command, str(agents_dir)),
             *("--port", str(port), *options),
         ],
         cwd=cwd,
@@ -79,7 +91,9 @@ def api_server_process(
     def pump() -> None:
         assert process.stderr is not None
         for line in process.stderr:
-            server.stderr.append(line)
+            with server.written:
+                server.stderr.append(line)
+                server.written.notify_all()
             if "Application startup complete" in line:
                 ready.set()
         ready.set()  # the process ended: stop waiting

@@ -36,7 +36,7 @@ from .limits import Limits
 from .registry import InvocationRegistry
 from .runners import AppRunners
 from .security import DEFAULT_HOSTS, SecurityMiddleware
-from .shared import Server, json_response
+from .shared import AppLoadFailed, Server, json_response
 from .tap import TappedSessionService
 from .trace_index import TraceIndex
 
@@ -61,7 +61,10 @@ async def _page(request: Request) -> Response:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     headers = dict(exc.headers) if exc.headers else None
-    return json_response({"detail": exc.detail}, exc.status_code, headers=headers)
+    body = {"detail": exc.detail}
+    if isinstance(exc, AppLoadFailed) and exc.traceback:
+        body["traceback"] = exc.traceback
+    return json_response(body, exc.status_code, headers=headers)
 
 
 async def _store_busy(request: Request, exc: Exception) -> Response:

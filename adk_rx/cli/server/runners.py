@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from pathlib import Path
@@ -11,13 +12,21 @@ from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
 from adk_rx.artifacts.base import BaseArtifactService
-from adk_rx.cli.loader import discover_apps, load_app
-from adk_rx.errors import AppNotFoundError
+from adk_rx.cli.loader import discover_apps, import_traceback, load_app
+from adk_rx.errors import AgentLoadError, AppNotFoundError
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.runner import Runner
 from adk_rx.sessions.base import BaseSessionService
 
-__all__ = ["AppNotFoundError", "AppRunners"]
+__all__ = ["AppNotFoundError", "AppRunners", "load_traceback"]
+
+_log = logging.getLogger("adk_rx.server")
+
+
+def load_traceback(error: AgentLoadError) -> str | None:
+    """The traceback of the user's code that made an app fail to load (None: no code raised,
+    e.g. no ``root_agent``); the user's own frames only, as ``adk-rx run`` prints it."""
+    return import_traceback(error.__cause__) if error.__cause__ is not None else None
 
 
 class AppRunners:
@@ -51,7 +60,8 @@ class AppRunners:
 
         Raises:
             AppNotFoundError: no such app.
-            AgentLoadError: the app fails to import.
+            AgentLoadError: the app fails to import (logged with its traceback, each time:
+                the next request imports it again, so a fixed app loads without a restart).
         """
         with self._lock:
             runner = self._runners.get(name)
@@ -59,7 +69,17 @@ class AppRunners:
             return runner
         if name not in discover_apps(self.agents_dir):
             raise AppNotFoundError(f"no app named {name!r}")
-        app = await asyncio.to_thread(load_app, self.agents_dir, name)
+        try:
+            app = await asyncio.to_thread(load_app, self.agents_dir, name)
+        except AgentLoadError as exc:
+            traceback = load_traceback(exc)
+            _log.error(
+                "app %r failed to load: %s%s",
+                name,
+                exc,
+                "\n" + traceback.rstrip() if traceback else "",
+            )
+            raise
         with self._lock:
             runner = self._runners.get(name)
             if runner is None:

@@ -19,14 +19,22 @@ from adk_rx.sessions.base import BaseSessionService
 
 from .limits import Limits
 from .registry import InvocationRegistry
-from .runners import AppRunners
+from .runners import AppRunners, load_traceback
 
 if TYPE_CHECKING:
     from adk_rx.telemetry.span_store import SpanStore
 
     from .broker import Broker
 
-__all__ = ["Server", "json_response", "not_found", "runner_for", "server_of", "user_path"]
+__all__ = [
+    "AppLoadFailed",
+    "Server",
+    "json_response",
+    "not_found",
+    "runner_for",
+    "server_of",
+    "user_path",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +87,15 @@ def _finite(value: Any) -> Any:
     return value
 
 
+class AppLoadFailed(HTTPException):
+    """500: the app failed to load. ``traceback`` (the user's frames) is answered beside the
+    detail by ``adk-rx web`` only, for its page; an api-server keeps its files to itself."""
+
+    def __init__(self, detail: str, traceback: str | None) -> None:
+        super().__init__(500, detail)
+        self.traceback = traceback
+
+
 def not_found(what: str) -> HTTPException:
     return HTTPException(404, f"{what} not found")
 
@@ -100,4 +117,5 @@ async def runner_for(request: Request, app_name: str) -> Runner:
     except AppNotFoundError as exc:
         raise not_found(f"app {app_name!r}") from exc
     except AgentLoadError as exc:
-        raise HTTPException(500, f"app {app_name!r} failed to load: {exc}") from exc
+        traceback = load_traceback(exc) if server_of(request).web else None
+        raise AppLoadFailed(f"app {app_name!r} failed to load: {exc}", traceback) from exc
