@@ -58,9 +58,14 @@ async def test_an_api_server_answers_the_load_error_without_the_traceback(tmp_pa
     async with client_for(tmp_path) as http:
         raised = await http.post(f"/apps/{broken}/users/user/sessions", json={})
         empty = await http.get(f"/dev/apps/{rootless}/build_graph")
+    async with client_for(tmp_path, web=True) as http:
+        empty_on_the_page = await http.get(f"/dev/apps/{rootless}/build_graph")
 
     assert raised.status_code == 500
     assert "RuntimeError('the app is broken on purpose')" in raised.json()["detail"]
     assert "traceback" not in raised.json()  # the server's files stay its own
     assert empty.status_code == 500
     assert "defines no 'root_agent'" in empty.json()["detail"]
+    assert "traceback" not in empty.json()
+    # The page tells a load error by its traceback, empty when none of the app's code raised.
+    assert empty_on_the_page.json()["traceback"] == ""

@@ -62,7 +62,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     headers = dict(exc.headers) if exc.headers else None
     body = {"detail": exc.detail}
-    if isinstance(exc, AppLoadFailed) and exc.traceback:
+    if isinstance(exc, AppLoadFailed) and exc.traceback is not None:
         body["traceback"] = exc.traceback
     return json_response(body, exc.status_code, headers=headers)
 

@@ -88,8 +88,9 @@ def _finite(value: Any) -> Any:
 
 
 class AppLoadFailed(HTTPException):
-    """500: the app failed to load. ``traceback`` (the user's frames) is answered beside the
-    detail by ``adk-rx web`` only, for its page; an api-server keeps its files to itself."""
+    """500: the app failed to load. ``traceback`` (the user's frames; empty when no code of
+    theirs raised) is answered beside the detail by ``adk-rx web`` only, for its page: an
+    api-server keeps its files to itself (None)."""
 
     def __init__(self, detail: str, traceback: str | None) -> None:
         super().__init__(500, detail)
@@ -117,5 +118,5 @@ async def runner_for(request: Request, app_name: str) -> Runner:
     except AppNotFoundError as exc:
         raise not_found(f"app {app_name!r}") from exc
     except AgentLoadError as exc:
-        traceback = load_traceback(exc) if server_of(request).web else None
+        traceback = (load_traceback(exc) or "") if server_of(request).web else None
         raise AppLoadFailed(f"app {app_name!r} failed to load: {exc}", traceback) from exc
