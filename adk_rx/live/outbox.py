@@ -5,14 +5,16 @@ the model connection's thread, tools finishing on the I/O pool), but the Runner'
 takes one notification at a time. The outbox is a queue-drain: a producer that finds delivery
 busy leaves its event queued and returns; the thread that is delivering delivers it next.
 
-An interruption purges the partial events of the interrupted agent still waiting in the
-queue, so a barged-in answer stops at once instead of draining stale chunks.
+An interruption purges the content chunks of the interrupted agent still waiting in the
+queue, so a barged-in answer stops at once instead of draining stale chunks. Signals are
+never purged: an earlier ``interrupted`` or ``turn_complete`` still waiting is delivered, so
+a subscriber sees every turn end.
 
-Marble diagram (``p`` partial chunks of agent A waiting while delivery is busy, ``i`` the
-interruption)::
+Marble diagram (``p`` partial chunks of agent A waiting while delivery is busy, ``!`` a turn
+complete, ``i`` the interruption)::
 
-    pushed:     -p1-p2-p3-i--e-|
-    delivered:  -p1--------i-e-|     (p2, p3 purged)
+    pushed:     -p1-p2-!-p3-i--e-|
+    delivered:  -p1----!----i-e-|     (p2, p3 purged)
 """
 
 from __future__ import annotations
@@ -50,13 +52,10 @@ class Outbox:
         self._offer(None)
 
     def purge_partials(self, author: str) -> int:
-        """Drops the waiting partial events of ``author``; returns how many."""
+        """Drops the waiting content chunks of ``author`` (partial events that carry no
+        ``interrupted``, ``turn_complete`` or error); returns how many."""
         with self._lock:
-            kept = deque(
-                item
-                for item in self._queue
-                if not (isinstance(item, Event) and item.partial and item.author == author)
-            )
+            kept = deque(item for item in self._queue if not _is_chunk_of(item, author))
             dropped = len(self._queue) - len(kept)
             self._queue = kept
         return dropped
@@ -87,3 +86,9 @@ class Outbox:
             else:
                 assert isinstance(item, Exception)
                 self._observer.on_error(item)
+
+
+def _is_chunk_of(item: Event | BaseException | None, author: str) -> bool:
+    if not isinstance(item, Event) or not item.partial or item.author != author:
+        return False
+    return not (item.interrupted or item.turn_complete or item.error_code)

@@ -196,7 +196,8 @@ def _responses(item: Any) -> list[LlmResponse]:
         out = [item]
     elif isinstance(item, list):
         out = _stream(item)
-        out = [r.replace(turn_complete=None) if r.turn_complete else r for r in out]
+        if len(out) > len(item):  # the aggregate _stream added: live sends turn_complete apart
+            out[-1] = out[-1].replace(turn_complete=None)
     else:
         raise TypeError(
             f"unsupported live script item {item!r}: use str, LlmResponse, list, an exception "
