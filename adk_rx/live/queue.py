@@ -73,22 +73,54 @@ class LiveRequest:
         """Parses a frame (google-adk's LiveRequest JSON; snake_case or camelCase keys).
 
         Raises:
-            ConfigurationError: the frame is not a live request.
+            ConfigurationError: the frame is not a live request (see :meth:`from_dict`).
         """
         try:
             raw: Any = _JSON.validate_json(data)
-            if isinstance(raw, dict):
-                # google-adk sends activity markers as objects ({"activity_start": {}}).
-                for key in ("activity_start", "activityStart", "activity_end", "activityEnd"):
-                    if key in raw and isinstance(raw[key], dict):
-                        raw[key] = True
-            return _ADAPTER.validate_python(raw)
         except pydantic.ValidationError as exc:
-            raise ConfigurationError(f"not a live request: {exc}") from exc
+            raise ConfigurationError(f"not a live request: {_first_error(exc)}") from exc
+        return cls.from_dict(raw)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> LiveRequest:
+        """A request from a frame's parsed JSON.
+
+        Raises:
+            ConfigurationError: not an object, a field of the wrong type, or none of the
+                fields set (unknown keys beside a known one are ignored, as google-adk does).
+        """
+        if not isinstance(data, dict):
+            raise ConfigurationError(
+                f"not a live request: a JSON object is expected, got {data!r:.40}"
+            )
+        data = dict(data)
+        # google-adk sends activity markers as objects ({"activity_start": {}}).
+        for key in ("activity_start", "activityStart", "activity_end", "activityEnd"):
+            if key in data and isinstance(data[key], dict):
+                data[key] = True
+        try:
+            request = _ADAPTER.validate_python(data)
+        except pydantic.ValidationError as exc:
+            raise ConfigurationError(f"not a live request: {_first_error(exc)}") from exc
+        if request == _EMPTY:
+            raise ConfigurationError(
+                "not a live request: it sets none of content, blob, activity_start, "
+                "activity_end, close"
+            )
+        return request
 
 
 _ADAPTER: pydantic.TypeAdapter[LiveRequest] = pydantic.TypeAdapter(LiveRequest)
 _JSON: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(Any)
+_EMPTY = LiveRequest()
+
+
+def _first_error(exc: pydantic.ValidationError) -> str:
+    """The first of pydantic's errors on one line (a WebSocket close reason is short)."""
+    [first, *rest] = exc.errors(include_url=False, include_input=False)
+    where = ".".join(str(step) for step in first["loc"])
+    more = f" (and {len(rest)} more)" if rest else ""
+    return f"{where}: {first['msg']}{more}" if where else f"{first['msg']}{more}"
 
 
 class LiveRequestQueue:

@@ -144,3 +144,20 @@ def test_live_requests_parse_google_adk_json_frames() -> None:
     assert LiveRequest.from_json(LiveRequest(close=True).to_json()).close
     with pytest.raises(ConfigurationError, match="not a live request"):
         LiveRequest.from_json('{"content": 5}')
+
+
+@pytest.mark.parametrize(
+    ("frame", "says"),
+    [
+        ("{}", "sets none of"),
+        ('{"contents": {"parts": [{"text": "hi"}]}}', "sets none of"),
+        ("[1, 2]", "a JSON object is expected"),
+        ('{"close": "maybe"}', "close: Input should be a valid boolean"),
+        ("hello?", "Invalid JSON"),
+    ],
+)
+def test_a_frame_that_asks_for_nothing_or_is_not_an_object_is_not_a_live_request(
+    frame: str, says: str
+) -> None:
+    with pytest.raises(ConfigurationError, match=f"not a live request: .*{says}"):
+        LiveRequest.from_json(frame)
