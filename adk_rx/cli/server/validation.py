@@ -41,6 +41,7 @@ __all__ = [
     "check_client_state",
     "check_id",
     "check_message",
+    "decode_json",
     "parse_cursor",
     "read_json",
 ]
@@ -59,7 +60,17 @@ async def read_json(request: Request, limits: Limits) -> Any:
         RequestRejectedError: it is not standard JSON, is nested too deep, or holds a
             string that is not valid Unicode.
     """
-    raw = await _read_body(request, limits.max_body_bytes)
+    return decode_json(await _read_body(request, limits.max_body_bytes), limits)
+
+
+def decode_json(raw: str | bytes, limits: Limits) -> Any:
+    """A body (or WebSocket frame) already read and bounded in size, parsed and checked like
+    :func:`read_json`'s (an empty one reads as None).
+
+    Raises:
+        RequestRejectedError: not standard JSON, nested too deep, or a string that is not
+            valid Unicode.
+    """
     if not raw.strip():
         return None
     try:
