@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,9 @@ from websockets.sync.client import ClientConnection, connect
 
 from adk_rx import Event, InMemorySessionService
 from adk_rx.cli.server import create_app
+from adk_rx.cli.server.errors import RequestRejectedError
+from adk_rx.cli.server.limits import Limits
+from adk_rx.cli.server.live_route import parse_frame
 
 from .server_support import LiveServer, live_server, unique_app
 
@@ -169,16 +173,16 @@ def test_bad_parameters_foreign_users_tokens_and_hosts_are_refused(
     server, app, _ = served
     sid = create_session(server, app)
 
-    for url, headers in [
-        (ws_url(server, app, sid, token="wrong"), {}),
-        (ws_url(server, app, sid, user="bob"), {}),
-        (ws_url(server, app, "no-such-session"), {}),
-        (ws_url(server, "no_such_app", sid), {}),
-        (ws_url(server, app, sid), {"Origin": "https://evil.example"}),
+    for url, headers, status in [
+        (ws_url(server, app, sid, token="wrong"), {}, 403),
+        (ws_url(server, app, sid, user="bob"), {}, 404),
+        (ws_url(server, app, "no-such-session"), {}, 404),
+        (ws_url(server, "no_such_app", sid), {}, 404),
+        (ws_url(server, app, sid), {"Origin": "https://evil.example"}, 403),
     ]:
         with pytest.raises(InvalidStatus) as refused, connect(url, additional_headers=headers):
             pass
-        assert refused.value.response.status_code == 403, url
+        assert refused.value.response.status_code == status, url
 
 
 def test_a_frame_that_is_not_a_live_request_closes_the_socket(
@@ -193,3 +197,41 @@ def test_a_frame_that_is_not_a_live_request_closes_the_socket(
             ws.recv(timeout=10)
 
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1003
+
+
+def test_the_route_itself_refuses_a_frame_over_the_body_limit(tmp_path: Path) -> None:
+    # This uvicorn has its default 16 MiB frame bound; the route applies the server's own.
+    app = unique_app("live")
+    (tmp_path / app).mkdir()
+    (tmp_path / app / "agent.py").write_text(LIVE_AGENT)
+    sessions = InMemorySessionService()
+    limits = Limits(max_body_bytes=4096)
+    tokens = {"t-alice": "alice"}
+    with live_server(
+        create_app(tmp_path, session_service=sessions, tokens=tokens, limits=limits)
+    ) as server:
+        sid = create_session(server, app)
+        with connect(ws_url(server, app, sid)) as ws:
+            send_text(ws, "x" * 5000)
+            with pytest.raises(ConnectionClosed) as closed:
+                ws.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+        assert "larger than 4096 bytes" in closed.value.rcvd.reason
+
+        with connect(ws_url(server, app, sid)) as ws:  # the session was released
+            send_text(ws, "hello")
+            events_until(ws, lambda e: bool(e.turn_complete))
+
+    stored = sessions.get_session(app_name=app, user_id="alice", session_id=sid).run()
+    assert stored is not None
+    assert [e.text() for e in stored.events if e.text()] == ["hello", "echo: hello"]
+
+
+def test_the_part_count_of_a_frame_is_checked_before_the_parts_are_built() -> None:
+    # 50,000 empty parts fit in a frame; building each as a Part took 0.8 s of CPU, 690,000
+    # of them (2 MB) 11 s.
+    frame = json.dumps({"content": {"role": "user", "parts": [{}] * 50_000}})
+    started = time.process_time()
+    with pytest.raises(RequestRejectedError, match="50000 parts"):
+        parse_frame(frame, Limits())
+    assert time.process_time() - started < 0.4

@@ -324,7 +324,16 @@ def serve(
     )
     freeze_startup_heap()
     try:
-        uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="info",
+            timeout_graceful_shutdown=5,
+            # A WebSocket frame larger than a request body is refused (1009) before it is
+            # buffered whole; the live route checks the same bound on what gets through.
+            ws_max_size=(limits or Limits()).max_body_bytes,
+        )
     finally:
         if sdk is not None:
             sdk.shutdown()  # exports what is still buffered
