@@ -61,6 +61,8 @@ LIVE_AGENT = textwrap.dedent('''
             return call("get_weather", city=text.removeprefix("weather "))
         if text == "hold":
             return call("hold", seconds=30)
+        if text == "barge in":
+            return ["Once upon", LlmResponse(interrupted=True), LlmResponse(turn_complete=True)]
         return [f"echo: ", text]
 
 
@@ -142,6 +144,22 @@ def test_a_text_turn_and_a_tool_turn_over_the_websocket(
         "weather Oslo",
         "It is sunny in Oslo.",
     ]
+
+
+def test_an_interrupted_answer_still_ends_its_turn_for_the_client(
+    served: tuple[LiveServer, str, InMemorySessionService],
+) -> None:
+    server, app, _ = served
+    sid = create_session(server, app)
+
+    with connect(ws_url(server, app, sid)) as ws:
+        send_text(ws, "barge in")
+        events = events_until(ws, lambda e: bool(e.turn_complete))
+        send_text(ws, "hello")  # the next turn is answered as usual
+        events_until(ws, lambda e: bool(e.turn_complete))
+
+    assert [e.author for e in events] == ["user", "voice", "voice", "voice"]
+    assert events[2].interrupted and events[3].turn_complete and not events[3].interrupted
 
 
 def test_a_client_that_disconnects_mid_answer_leaves_a_valid_session(
