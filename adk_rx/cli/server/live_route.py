@@ -155,7 +155,7 @@ class _LiveSocket:
     async def serve(self, modalities: list[str] | None) -> None:
         """Runs the live session until the socket or the run ends, then closes both."""
         ids = {"user_id": self.user_id, "session_id": self.session_id}
-        # A run queued behind another one on the session is not waited for when it ends.
+        # Queued behind another run on the session, this socket's close does not wait for it.
         first = not self.runner.is_busy(**ids)
         config = RunConfig(streaming_mode=StreamingMode.BIDI, response_modalities=modalities)
         subscription = self.runner.run_live(
