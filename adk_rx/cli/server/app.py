@@ -31,7 +31,7 @@ from adk_rx.sessions.sql import SqlSessionService
 
 from . import adk_routes, adk_ui, live_route, run_routes, session_routes, trace_routes
 from .cors import AllowedOrigins, with_cors
-from .errors import RequestRejectedError
+from .errors import BodyTimeoutError, RequestRejectedError
 from .limits import Limits
 from .registry import InvocationRegistry
 from .runners import AppRunners
@@ -74,7 +74,9 @@ async def _store_busy(request: Request, exc: Exception) -> Response:
 
 async def _rejected(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestRejectedError)
-    return json_response({"detail": str(exc)}, exc.status)
+    # A body cut off mid-way leaves the connection unusable: say so, and uvicorn closes it.
+    headers = {"Connection": "close"} if isinstance(exc, BodyTimeoutError) else None
+    return json_response({"detail": str(exc)}, exc.status, headers=headers)
 
 
 def create_app(

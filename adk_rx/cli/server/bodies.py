@@ -14,7 +14,7 @@ from adk_rx.sessions.session import Session
 
 from .errors import RequestRejectedError
 from .limits import Limits
-from .validation import check_client_state, check_id, check_message
+from .validation import check_client_state, check_id, check_message, check_part_count
 
 __all__ = ["RunBody", "parse_run_body", "session_json"]
 
@@ -78,6 +78,9 @@ def parse_run_body(
     message = _field(data, "new_message")
     if message is None:
         raise RequestRejectedError("new_message is required (a Content: {role, parts: [{text}]})")
+    parts = message.get("parts") if isinstance(message, Mapping) else None
+    if isinstance(parts, list):  # counted before pydantic builds a Part of each
+        check_part_count(len(parts), limits)
     try:
         content = types.Content.model_validate(message)
     except pydantic.ValidationError as exc:

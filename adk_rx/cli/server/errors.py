@@ -6,6 +6,7 @@ sent something the server will not take)::
     ConfigurationError
     └── RequestRejectedError        a request the server refuses (400)
         ├── ForbiddenStateError     a client wrote state it may not write (403)
+        ├── BodyTimeoutError        the body did not arrive in time (408)
         └── BodyTooLargeError       the body is larger than the server takes (413)
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from adk_rx.errors import ConfigurationError
 
-__all__ = ["BodyTooLargeError", "ForbiddenStateError", "RequestRejectedError"]
+__all__ = ["BodyTimeoutError", "BodyTooLargeError", "ForbiddenStateError", "RequestRejectedError"]
 
 
 class RequestRejectedError(ConfigurationError):
@@ -28,7 +29,13 @@ class ForbiddenStateError(RequestRejectedError):
     status = 403
 
 
+class BodyTimeoutError(RequestRejectedError):
+    """The request body did not arrive within ``Limits.body_timeout``."""
+
+    status = 408
+
+
 class BodyTooLargeError(RequestRejectedError):
-    """The request body is larger than ``Limits.max_body_bytes``."""
+    """The request body is over ``Limits.max_body_bytes`` or ``Limits.max_json_items``."""
 
     status = 413

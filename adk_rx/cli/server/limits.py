@@ -28,6 +28,11 @@ class Limits:
         max_state_bytes: largest ``state`` (new session) or ``state_delta`` (run) a client
             sends, counted as JSON bytes.
         max_json_depth: deepest nesting of objects and arrays in a request body.
+        max_json_items: most array elements and object members in a request body, counted
+            before it is parsed (a larger one answers 413; see
+            :mod:`adk_rx.cli.server.body_reader`).
+        body_timeout: seconds a client may take to send a request body; a slower one
+            answers 408 before anything is started; None for no deadline.
         run_timeout: seconds a run the server starts may take before it is cancelled and
             recorded as ``TIMEOUT`` (a hung model frees its session); None for no deadline.
         log_capacity: events kept per invocation for readers and reattaching clients.
@@ -48,6 +53,8 @@ class Limits:
     max_parts: int = 64
     max_state_bytes: int = 1 * MiB
     max_json_depth: int = 64
+    max_json_items: int = 100_000
+    body_timeout: float | None = 30.0
     run_timeout: float | None = 300.0
     log_capacity: int = 4096
     finished_ttl: float = 600.0
@@ -91,6 +98,20 @@ _OPTIONS = (
         "ADK_RX_MAX_JSON_DEPTH",
         int,
         "deepest nesting of a request body's JSON",
+    ),
+    _Option(
+        "--max-json-items",
+        "max_json_items",
+        "ADK_RX_MAX_JSON_ITEMS",
+        int,
+        "most array elements and object members in a request body's JSON",
+    ),
+    _Option(
+        "--body-timeout",
+        "body_timeout",
+        "ADK_RX_BODY_TIMEOUT",
+        float,
+        "seconds a client may take to send a request body (408 past it); 0: no deadline",
     ),
     _Option(
         "--run-timeout",
@@ -151,8 +172,9 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 
 def limits_from_args(args: argparse.Namespace) -> Limits:
-    """The :class:`Limits` of parsed options (a run timeout of 0 means no deadline)."""
+    """The :class:`Limits` of parsed options (a timeout of 0 means no deadline)."""
     values = {option.field: getattr(args, option.field) for option in _OPTIONS}
-    if not values["run_timeout"]:
-        values["run_timeout"] = None
+    for deadline in ("run_timeout", "body_timeout"):
+        if not values[deadline]:
+            values[deadline] = None
     return dataclasses.replace(Limits(), **values)

@@ -42,11 +42,12 @@ from adk_rx.live.queue import LiveRequest, LiveRequestQueue
 from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.rx.awaitable import awaitable
 
+from .body_reader import decode_json
 from .errors import BodyTooLargeError, RequestRejectedError
 from .limits import Limits
 from .runners import AppNotFoundError
 from .shared import Server
-from .validation import check_message, decode_json
+from .validation import check_message
 
 if TYPE_CHECKING:
     from adk_rx.runner import Runner

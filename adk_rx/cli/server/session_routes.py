@@ -14,8 +14,9 @@ from adk_rx.rx.awaitable import gather
 from adk_rx.sessions.session import Session
 
 from .bodies import session_json
+from .body_reader import read_json
 from .shared import json_response, not_found, runner_for, server_of, user_path
-from .validation import check_artifact_name, check_id, read_json
+from .validation import check_artifact_name, check_id
 
 __all__ = ["find_session", "ids_of", "json_body", "routes"]
 

@@ -22,7 +22,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     root = tmp_path_factory.mktemp("limits")
     agents = write_agents(root / "agents", "chat")
     options = ("--max-body-bytes", "4096", "--run-timeout", "1")
-    with api_server_process(agents, root, *options, env={"ADK_RX_MAX_PARTS": "2"}) as process:
+    env = {"ADK_RX_MAX_PARTS": "2", "ADK_RX_MAX_JSON_ITEMS": "100"}
+    with api_server_process(agents, root, *options, env=env) as process:
         yield process
 
 
@@ -54,6 +55,8 @@ def test_help_lists_every_limit_with_its_default_and_variable():
         ("--max-parts", "ADK_RX_MAX_PARTS"),
         ("--max-state-bytes", "ADK_RX_MAX_STATE_BYTES"),
         ("--max-json-depth", "ADK_RX_MAX_JSON_DEPTH"),
+        ("--max-json-items", "ADK_RX_MAX_JSON_ITEMS"),
+        ("--body-timeout", "ADK_RX_BODY_TIMEOUT"),
         ("--run-timeout", "ADK_RX_RUN_TIMEOUT"),
         ("--invocation-retention", "ADK_RX_INVOCATION_RETENTION"),
         ("--kept-per-user", "ADK_RX_KEPT_PER_USER"),
@@ -86,6 +89,14 @@ def test_body_and_parts_limits_come_from_the_option_and_the_environment(http: ht
     assert answer.status_code == 400 and "limit (2)" in answer.json()["detail"]
     events = http.get("/apps/chat/users/u1/sessions/sizes").json()["events"]
     assert events == []
+
+
+def test_the_item_limit_comes_from_the_environment(http: httpx.Client):
+    new_session(http, "items")
+    within = http.post("/run", json=run_body("items", state_delta={"k": list(range(80))}))
+    assert within.status_code == 200, within.text
+    answer = http.post("/run", json=run_body("items", state_delta={"k": list(range(120))}))
+    assert answer.status_code == 413 and "more than 100 items" in answer.json()["detail"]
 
 
 def test_a_hung_model_is_cut_by_the_run_deadline_and_frees_the_session(http: httpx.Client):
