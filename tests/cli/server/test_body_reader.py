@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from adk_rx.cli.server import Limits
+from adk_rx.cli.server.bodies import parse_run_body
 from adk_rx.cli.server.body_reader import decode_json, measure_json
 from adk_rx.cli.server.errors import BodyTooLargeError, RequestRejectedError
 from tests.cli.server_process import ServerProcess, api_server_process
@@ -87,6 +88,16 @@ def test_a_body_not_in_utf8_is_refused():
     # json.loads would guess UTF-16 from the zero bytes; the pass reads UTF-8 only.
     with pytest.raises(RequestRejectedError, match="not UTF-8"):
         decode_json('{"t": "x"}'.encode("utf-16"), Limits())
+
+
+def test_the_part_count_is_checked_before_the_parts_are_built():
+    # 50,000 parts are within the item limit; building each as a Part took 0.5 s.
+    message = {"role": "user", "parts": [{"text": ""}] * 50_000}
+    body = {"app_name": "a", "user_id": "u", "session_id": "s", "new_message": message}
+    started = time.process_time()
+    with pytest.raises(RequestRejectedError, match="50000 parts"):
+        parse_run_body(body, Limits())
+    assert time.process_time() - started < 0.1
 
 
 # -- against a real server ------------------------------------------------------------------
