@@ -335,6 +335,7 @@ def serve(
             # A WebSocket frame larger than a request body is refused (1009) before it is
             # buffered whole; the live route checks the same bound on what gets through.
             ws_max_size=(limits or Limits()).max_body_bytes,
+            server_header=False,  # a probe learns nothing of what serves it
         )
     finally:
         if sdk is not None:

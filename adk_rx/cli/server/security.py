@@ -11,6 +11,9 @@
   unknown token answers 401; the user is put in ``scope["state"]["user"]`` and routes only
   let that user reach its own ``users/{user}`` paths (others answer 404). The page at ``/``
   holds no data and is served without a token.
+* ``GET /health`` answers every caller, without a token and whatever its Host: a load
+  balancer probes it by the machine's address and holds no token. It says only
+  ``{"status": "ok"}``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ __all__ = ["DEFAULT_HOSTS", "SecurityMiddleware", "host_allowed"]
 DEFAULT_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 PUBLIC_PATHS = frozenset({"/", "/favicon.ico", "/dev-ui", "/openapi.json", "/docs"})
 PUBLIC_PREFIX = "/dev-ui/"  # google-adk's UI bundle (``--ui google-adk``): files, no data
+PROBE_PATH = "/health"  # no checks at all: it answers {"status": "ok"} and nothing else
 
 
 def _split(host: str) -> tuple[str, str | None]:
@@ -91,7 +95,7 @@ class SecurityMiddleware:
         self.allowed_origins = allowed_origins
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
+        if scope["type"] not in ("http", "websocket") or scope["path"] == PROBE_PATH:
             await self.app(scope, receive, send)
             return
         deny = _deny if scope["type"] == "http" else _deny_websocket
