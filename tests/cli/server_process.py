@@ -2,8 +2,8 @@
 
 The process is started with ``python -m adk_rx.cli api-server`` (or ``web``) in a working
 folder of the test's choosing (its SQLite sessions go under it); the helper waits until
-uvicorn reports that the application started, reading the process's stderr, so no test
-sleeps for it (nor for a line the process logs later: :meth:`ServerProcess.wait_for`).
+uvicorn reports that it listens, reading the process's stderr, so no test sleeps for it
+(nor for a line the process logs later: :meth:`ServerProcess.wait_for`).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def api_server_process(
             with server.written:
                 server.stderr.append(line)
                 server.written.notify_all()
-            if "Application startup complete" in line:
+            if "Uvicorn running on" in line:  # listening (startup completes before that)
                 ready.set()
         ready.set()  # the process ended: stop waiting
 
