@@ -9,6 +9,7 @@ routes, the live WebSocket and artifact names are tested in modules of their own
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -324,3 +325,22 @@ def test_slow_bodies_answer_408_and_start_nothing(
         after = http.get(f"{S1}/invocations").json()
     assert len(after) == len(held)
     assert stored(server) == before
+
+
+def test_a_body_cut_short_by_the_client_leaves_no_error_in_the_log(server: ServerProcess):
+    auth = ALICE["Authorization"]
+    head = f"POST /run HTTP/1.1\r\nHost: {server.host}\r\nAuthorization: {auth}\r\n"
+    cut_short = f'{head}Content-Length: 100\r\n\r\n{{"app_name":'  # then the client leaves
+    broken_chunk = f"{head}Transfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n"
+    invalid = "Invalid HTTP request received."  # uvicorn's warning, on the same stderr
+    output = server.output
+    tracebacks, warnings = output().count("Traceback"), output().count(invalid)
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(cut_short.encode())
+    raw_request(server, broken_chunk.encode())
+    raw_request(server, b"NOT HTTP\r\n\r\n")  # one more warning: the log is written past both
+    deadline = time.monotonic() + 30
+    while output().count(invalid) < warnings + 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the log reaches the test through a pipe, after the answers
+    assert output().count(invalid) == warnings + 2
+    assert output().count("Traceback") == tracebacks, output()[-3000:]

@@ -6,7 +6,8 @@ event loop that every other request waits behind. So a body is taken in three st
 bounded before the next one starts:
 
 1. **read** within ``Limits.body_timeout`` seconds (408 past it: a client trickling one
-   byte a second holds nothing but its connection) and ``Limits.max_body_bytes`` (413);
+   byte a second holds nothing but its connection) and ``Limits.max_body_bytes`` (413); a
+   client that leaves mid-body is refused as well, not logged as a server error;
 2. **measured** by :func:`measure_json`, one regex pass that counts array elements and
    object members and tracks nesting, stopping at ``Limits.max_json_items`` (413) or
    ``Limits.max_json_depth`` (400) - whatever follows is never looked at;
@@ -28,7 +29,7 @@ import math
 import re
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from .errors import BodyTimeoutError, BodyTooLargeError, RequestRejectedError
 from .limits import Limits
@@ -76,6 +77,10 @@ async def _read_body(request: Request, limits: Limits) -> bytes:
                 if size > limit:
                     raise _too_large(limit)
                 chunks.append(chunk)
+    except ClientDisconnect as exc:
+        # Nobody is left to answer; refused like any bad body, so nothing is logged as a
+        # server error.
+        raise RequestRejectedError("the client left before its body arrived") from exc
     except TimeoutError as exc:
         raise BodyTimeoutError(
             f"the body did not arrive within {limits.body_timeout:g} seconds "
