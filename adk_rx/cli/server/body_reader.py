@@ -14,11 +14,15 @@ bounded before the next one starts:
 3. **parsed** by ``json.loads`` only once it is known to be small in items and shallow.
 
 Bodies larger than :data:`INLINE_BYTES` are measured and parsed on a worker thread, so the
-event loop keeps answering while they are; a smaller one costs less than the hop.
+event loop keeps answering while they are. A smaller one is decoded in place: a typical
+body of a few hundred bytes takes ~15 us, less than the ~120 us of the hop, and 16 KiB of
+nothing but items at most ~4 ms.
 
 Measured on a loaded 2-core machine (CPU time): refusing an 8 MB body of empty parts,
 lists, numbers or strings costs 20-35 ms (the pass stops at the 100,000th item), where
-parsing it in full cost 0.1-0.9 s for ``json.loads`` and 7-27 s for pydantic.
+parsing it in full cost 0.1-0.9 s for ``json.loads`` and 7-27 s for pydantic. Taking an
+8 MB body within the limits costs 40-120 ms, during which ``/health`` answered within
+16-77 ms.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from .limits import Limits
 
 __all__ = ["INLINE_BYTES", "decode_json", "measure_json", "read_json"]
 
-INLINE_BYTES = 64 * 1024
+INLINE_BYTES = 16 * 1024
 
 # One match: a run of text that holds no structural character outside a string (strings,
 # even an unterminated one, are consumed whole), then the structural character that ends it
