@@ -32,6 +32,7 @@ from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposab
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.flows.functions import handle_function_calls
+from adk_rx.flows.open_calls import check_answers
 from adk_rx.flows.request import build_request
 from adk_rx.live.outbox import Outbox
 from adk_rx.live.queue import LiveRequest, LiveRequestQueue
@@ -131,6 +132,11 @@ class _LiveSession:
             content = request.content
             if content.role != "user":
                 content = content.model_copy(update={"role": "user"})
+            try:
+                check_answers(self._ctx.session, content)  # as run_async does, before storing
+            except ConfigurationError as exc:
+                self._fail(exc)
+                return
             self.outbox.push(self._event("user", content=content))
             self._send(connection.send_content(content))
         elif request.blob is not None:

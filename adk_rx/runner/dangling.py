@@ -18,7 +18,9 @@ Not every unanswered call is dangling:
 * a call the new user message answers (a client sending the function response itself);
 * a call of the user's own message (``author == "user"``): no tool of ours runs it.
 
-:func:`dangling_calls` finds them; :func:`interrupted_answers` builds the answer events.
+:func:`dangling_calls` finds them among the session's open calls
+(:func:`adk_rx.flows.open_calls.open_calls`, one memoised pass over the history);
+:func:`interrupted_answers` builds the answer events.
 A resumed invocation may decide differently for some calls (run an idempotent tool again
 rather than answer it): split the list of :func:`dangling_calls` before building answers.
 """
@@ -31,14 +33,13 @@ from dataclasses import dataclass
 from google.genai import types
 
 from adk_rx.events import Event
+from adk_rx.flows.open_calls import open_calls
 from adk_rx.sessions.session import Session
 
 __all__ = ["INTERRUPTED", "DanglingCall", "dangling_calls", "interrupted_answers"]
 
 INTERRUPTED = "interrupted"
 """The error text of the response stored for a call a crash left unanswered."""
-
-_MEMO_KEY = ("adk_rx.dangling_calls",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,48 +53,6 @@ class DanglingCall:
 
     call: types.FunctionCall
     event: Event
-
-
-@dataclass(frozen=True, slots=True)
-class _Scan:
-    """What a scan of the first ``count`` events found (shared by views of one session)."""
-
-    count: int
-    last_id: str | None
-    open: dict[str, DanglingCall]
-
-
-def _scan(session: Session) -> dict[str, DanglingCall]:
-    """The calls open after the session's events, continuing an earlier scan when it fits."""
-    events = session.events
-    memo: _Scan | None = session._memo.get(_MEMO_KEY)
-    if (
-        memo is None
-        or memo.count > len(events)
-        or (memo.count and events[memo.count - 1].id != memo.last_id)
-    ):
-        memo = _Scan(0, None, {})
-    if memo.count == len(events):
-        return memo.open
-    found = dict(memo.open)  # the memo is shared: never change a published dict
-    for event in events[memo.count :]:
-        _track(found, event)
-    session._memo[_MEMO_KEY] = _Scan(len(events), events[-1].id, found)
-    return found
-
-
-def _track(found: dict[str, DanglingCall], event: Event) -> None:
-    content = event.content
-    if event.partial or content is None or not content.parts:
-        return
-    long_running = event.long_running_tool_ids or ()
-    for part in content.parts:
-        call = part.function_call
-        if call is not None and call.id and event.author != "user" and call.id not in long_running:
-            found[call.id] = DanglingCall(call, event)
-        response = part.function_response
-        if response is not None and response.id:
-            found.pop(response.id, None)
 
 
 def dangling_calls(
@@ -110,7 +69,7 @@ def dangling_calls(
     Returns:
         The dangling calls, in the order they were stored.
     """
-    found = _scan(session)
+    found = open_calls(session)
     if not found:
         return []
     answered = {
@@ -118,7 +77,13 @@ def dangling_calls(
         for part in (answered_by.parts or [] if answered_by is not None else [])
         if part.function_response is not None and part.function_response.id
     }
-    return [dangling for call_id, dangling in found.items() if call_id not in answered]
+    return [
+        DanglingCall(open_call.call, open_call.event)
+        for call_id, open_call in found.items()
+        if call_id not in answered
+        and open_call.event.author != "user"
+        and not open_call.is_long_running
+    ]
 
 
 def interrupted_answers(calls: Iterable[DanglingCall]) -> list[Event]:

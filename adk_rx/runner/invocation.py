@@ -26,6 +26,7 @@ from adk_rx.errors import (
     SessionNotFoundError,
 )
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
+from adk_rx.flows.open_calls import check_answers
 from adk_rx.run_config import RunConfig
 from adk_rx.runner.body import agent_events, reply_instead
 from adk_rx.runner.dangling import dangling_calls, interrupted_answers
@@ -203,6 +204,10 @@ class Invocation(abc.DisposableBase):
             if self.message is None:
                 self._after_user(None)
                 return
+        if self.message is not None:
+            # Before anything is stored: a response that answers no open call would make
+            # every later model request of the session fail.
+            check_answers(session, self.message)
         if self.state_delta:
             session.state.update(self.state_delta)
         if self.message is None:  # live: no message up front; the queue brings the turns

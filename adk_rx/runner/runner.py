@@ -163,8 +163,10 @@ class Runner:
 
         Raises (at call time) ConfigurationError for malformed arguments; the stream errors
         with SessionNotFoundError when the session does not exist and
-        ``run_config.auto_create_session`` is off, and with InvocationNotFoundError when the
-        session holds no invocation ``invocation_id``.
+        ``run_config.auto_create_session`` is off, with InvocationNotFoundError when the
+        session holds no invocation ``invocation_id``, and with ConfigurationError, before
+        anything is stored, when a function response in ``new_message`` answers no open call
+        of the session (see :mod:`adk_rx.flows.open_calls`).
         """
         if not isinstance(user_id, str) or not user_id:
             raise ConfigurationError(f"user_id must be a non-empty string, got {user_id!r}")

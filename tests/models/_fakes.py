@@ -125,17 +125,40 @@ def unanswered_tool_calls(body: Any) -> list[str]:
     return missing
 
 
+def orphan_tool_results(body: Any) -> list[str]:
+    """The ``tool_call_id`` of each ``tool`` message that answers no call of the assistant
+    message right before it (and the ``tool`` messages between them)."""
+    messages = body.get("messages", []) if isinstance(body, dict) else []
+    orphans: list[str] = []
+    asked: set[str] = set()
+    for message in messages:
+        if message.get("role") == "tool":
+            if message.get("tool_call_id") not in asked:
+                orphans.append(str(message.get("tool_call_id")))
+            continue
+        asked = {c.get("id") for c in message.get("tool_calls") or []}
+    return orphans
+
+
 def strict_history(reply: Reply) -> Reply:
-    """``reply``, unless the request has an unanswered tool call: then a 400, as OpenAI does."""
+    """``reply``, unless the request has an unanswered tool call or a tool result that
+    answers no call: then a 400, as OpenAI does."""
 
     async def checked(server: FakeServer, exchange: Exchange, receive: Receive, send: Send) -> None:
         missing = unanswered_tool_calls(exchange.json())
-        if not missing:
+        orphans = orphan_tool_results(exchange.json())
+        if not missing and not orphans:
             await reply(server, exchange, receive, send)
             return
+        message = (
+            "An assistant message with 'tool_calls' must be followed by tool "
+            f"messages responding to each 'tool_call_id'. Missing: {', '.join(missing)}"
+            if missing
+            else "Invalid parameter: messages with role 'tool' must be a response to a "
+            f"preceding message with 'tool_calls'. Unanswerable: {', '.join(orphans)}"
+        )
         error = {
-            "message": "An assistant message with 'tool_calls' must be followed by tool "
-            f"messages responding to each 'tool_call_id'. Missing: {', '.join(missing)}",
+            "message": message,
             "type": "invalid_request_error",
             "param": "messages",
             "code": None,
