@@ -41,12 +41,21 @@ T = TypeVar("T")
 _META = ".json"
 
 
+_MAX_NAME_BYTES = 255  # NAME_MAX of Linux, macOS and Windows file systems
+
+
 def _component(value: str, what: str) -> str:
     if not isinstance(value, str):
         raise ConfigurationError(f"{what} must be a str, got {type(value).__name__}")
     encoded = quote(value, safe="")
     if encoded in ("", ".", ".."):
         raise ConfigurationError(f"invalid {what} {value!r} for a file artifact store")
+    if len(encoded) > _MAX_NAME_BYTES:
+        # Refused here, before the file system answers ENAMETOOLONG as a store failure.
+        raise ConfigurationError(
+            f"{what} {value[:40]!r}... is too long for a file artifact store: "
+            f"{len(encoded)} bytes once percent-encoded, at most {_MAX_NAME_BYTES}"
+        )
     return encoded
 
 
@@ -113,10 +122,10 @@ class FileArtifactService(BaseArtifactService):
         check_artifact_filename(filename)
         base = self.root_dir / _component(app_name, "app_name") / _component(user_id, "user_id")
         if filename.startswith(USER_PREFIX):
-            path = base / "user" / quote(filename.removeprefix(USER_PREFIX), safe="")
+            path = base / "user" / _component(filename.removeprefix(USER_PREFIX), "filename")
         else:
             session = _component(session_id, "session_id")
-            path = base / "sessions" / session / quote(filename, safe="")
+            path = base / "sessions" / session / _component(filename, "filename")
         # Names are already checked; this guards against a symlink planted under the root.
         if not path.resolve().is_relative_to(self.root_dir):
             raise ConfigurationError(f"artifact {filename!r} would be stored outside the root")

@@ -30,10 +30,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from adk_rx.artifacts.base import USER_PREFIX
-from adk_rx.errors import ConfigurationError
-from adk_rx.rx.awaitable import gather
 
-from .session_routes import find_session, ids_of, json_body
+from .session_routes import artifact_call, find_session, ids_of, json_body
 from .shared import json_response, not_found, server_of
 from .validation import check_artifact_name
 
@@ -60,10 +58,7 @@ def _version(raw: str) -> int | None:
 
 async def _load(request: Request, ids: dict[str, str], name: str, version: int | None) -> Any:
     service = server_of(request).runners.artifact_service
-    try:
-        found = await gather(service.load_artifact(**ids, filename=name, version=version))
-    except ConfigurationError as exc:
-        raise HTTPException(400, str(exc)) from exc
+    found = await artifact_call(service.load_artifact(**ids, filename=name, version=version))
     return found[0] if found else None
 
 
@@ -103,10 +98,7 @@ def _record(
 
 async def _versions(request: Request, ids: dict[str, str], name: str) -> list[int]:
     service = server_of(request).runners.artifact_service
-    try:
-        found = await gather(service.list_versions(**ids, filename=name))
-    except ConfigurationError as exc:
-        raise HTTPException(400, str(exc)) from exc
+    found = await artifact_call(service.list_versions(**ids, filename=name))
     return found[0] if found else []
 
 
@@ -169,20 +161,14 @@ async def save_artifact(request: Request) -> Response:
     ids = await _ids(request)
     filename, part = _save_body(await json_body(request))
     service = server_of(request).runners.artifact_service
-    try:
-        (version,) = await gather(service.save_artifact(**ids, filename=filename, artifact=part))
-    except ConfigurationError as exc:
-        raise HTTPException(400, str(exc)) from exc
+    (version,) = await artifact_call(service.save_artifact(**ids, filename=filename, artifact=part))
     return json_response(_record(ids, filename, version, part, {}))
 
 
 async def delete_artifact(request: Request) -> Response:
     ids = await _ids(request)
     service = server_of(request).runners.artifact_service
-    try:
-        await gather(service.delete_artifact(**ids, filename=request.path_params["name"]))
-    except ConfigurationError as exc:
-        raise HTTPException(400, str(exc)) from exc
+    await artifact_call(service.delete_artifact(**ids, filename=request.path_params["name"]))
     return json_response(None)
 
 

@@ -20,6 +20,7 @@ run's own events.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -37,7 +38,7 @@ from adk_rx.rx.awaitable import gather
 from .bodies import session_json
 from .session_routes import find_session, ids_of, json_body
 from .shared import json_response, server_of
-from .validation import check_client_state, check_id
+from .validation import check_client_state, check_new_id
 
 __all__ = ["RUNTIME_FUNCTIONS", "routes", "seed_events"]
 
@@ -101,12 +102,13 @@ async def _create(
     request: Request, state: Any, sid: Any, events: list[Event] | None = None
 ) -> Response:
     app_name, user = await ids_of(request)
+    check_new_id(user, "the user id")
     if state is not None and not isinstance(state, Mapping):
         raise HTTPException(400, "state must be an object")
     if sid is not None and not isinstance(sid, str):
         raise HTTPException(400, "session_id must be a string")
     if sid:
-        check_id(sid, "the session id")
+        check_new_id(sid, "the session id")
     if state is not None:
         check_client_state(state, "a new session's state", server_of(request).limits)
     sessions = server_of(request).sessions
@@ -178,7 +180,9 @@ async def delete_session(request: Request) -> Response:
     key = {"app_name": app_name, "user_id": user, "session_id": sid}
     # The session's artifacts and memories go with it (the user's user: files stay).
     await gather(runners.session_service.delete_session(**key))
-    await gather(runners.artifact_service.delete_session_artifacts(**key))
+    # An id the artifact store cannot name (too long for a file name) holds no artifacts.
+    with contextlib.suppress(ConfigurationError):
+        await gather(runners.artifact_service.delete_session_artifacts(**key))
     await gather(runners.memory_service.delete_session_memories(**key))
     return json_response(None)
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from reactivex import Observable
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -18,7 +19,9 @@ from .body_reader import read_json
 from .shared import json_response, not_found, runner_for, server_of, user_path
 from .validation import check_artifact_name, check_id
 
-__all__ = ["find_session", "ids_of", "json_body", "routes"]
+__all__ = ["artifact_call", "find_session", "ids_of", "json_body", "routes"]
+
+T = TypeVar("T")
 
 
 async def ids_of(request: Request) -> tuple[str, str]:
@@ -64,6 +67,15 @@ async def get_session(request: Request) -> Response:
 
 
 # -- artifacts ------------------------------------------------------------------------------
+async def artifact_call(source: Observable[T]) -> list[T]:
+    """What an artifact service call emits; 400 for a name or id the service cannot take
+    (the file store refuses ``.``, ``..`` and names longer than the file system takes)."""
+    try:
+        return await gather(source)
+    except ConfigurationError as exc:
+        raise HTTPException(400, str(exc)) from exc
+
+
 async def _artifact_ids(request: Request) -> dict[str, str]:
     app_name, user = await ids_of(request)
     sid = request.path_params["sid"]
@@ -73,13 +85,14 @@ async def _artifact_ids(request: Request) -> dict[str, str]:
 
 async def list_artifacts(request: Request) -> Response:
     ids = await _artifact_ids(request)
-    found = await gather(server_of(request).runners.artifact_service.list_artifact_keys(**ids))
+    service = server_of(request).runners.artifact_service
+    found = await artifact_call(service.list_artifact_keys(**ids))
     return json_response(found[0] if found else [])
 
 
 async def artifact_versions(request: Request) -> Response:
     ids = await _artifact_ids(request)
-    found = await gather(
+    found = await artifact_call(
         server_of(request).runners.artifact_service.list_versions(
             **ids, filename=check_artifact_name(request.path_params["name"])
         )
@@ -95,14 +108,8 @@ async def load_artifact(request: Request) -> Response:
     except ValueError as exc:
         raise HTTPException(400, "version must be an integer") from exc
     name = check_artifact_name(request.path_params["name"])
-    try:
-        found = await gather(
-            server_of(request).runners.artifact_service.load_artifact(
-                **ids, filename=name, version=version
-            )
-        )
-    except ConfigurationError as exc:
-        raise HTTPException(400, str(exc)) from exc
+    service = server_of(request).runners.artifact_service
+    found = await artifact_call(service.load_artifact(**ids, filename=name, version=version))
     if not found:
         raise not_found(f"artifact {name!r}")
     return json_response(found[0].model_dump(mode="json", by_alias=True, exclude_none=True))

@@ -12,8 +12,8 @@ goes through :func:`~adk_rx.cli.server.body_reader.read_json` and every id throu
 * nested at most ``Limits.max_json_depth`` deep (a 100k-deep body is a 400, not a
   RecursionError);
 * no lone surrogate in any string (it cannot be encoded as UTF-8 for a store or a reply);
-* ids carry no control characters (PostgreSQL refuses NUL) and artifact names are plain
-  file names (no ``..``, no ``/``).
+* ids carry no control characters (PostgreSQL refuses NUL), a new session or user is never
+  named ``.`` or ``..``, and artifact names are plain file names (no ``..``, no ``/``).
 
 State a client sends (a new session's ``state``, a run's ``state_delta``) is bounded by
 ``Limits.max_state_bytes`` and may not hold ``app:`` keys: those are shared by every user of
@@ -41,6 +41,7 @@ __all__ = [
     "check_client_state",
     "check_id",
     "check_message",
+    "check_new_id",
     "check_part_count",
     "parse_cursor",
 ]
@@ -63,6 +64,19 @@ def check_id(value: str, what: str) -> str:
         raise RequestRejectedError(f"{what} is longer than {_MAX_ID_LENGTH} characters")
     if _CONTROL.search(value) or _SURROGATE.search(value):
         raise RequestRejectedError(f"{what} {value!r} holds a control character")
+    return value
+
+
+def check_new_id(value: str, what: str) -> str:
+    """The id of a session (or user) a client creates: :func:`check_id`, and not ``.`` or
+    ``..``, which name a directory itself in URLs and in the file artifact store.
+
+    Raises:
+        RequestRejectedError: what :func:`check_id` refuses, ``.`` and ``..``.
+    """
+    check_id(value, what)
+    if value in (".", ".."):
+        raise RequestRejectedError(f"{what} may not be {value!r} (it names a directory)")
     return value
 
 
