@@ -171,6 +171,6 @@ def test_the_server_survives_a_model_server_that_answers_413_and_closes(
                 "new_message": user_text("hi"),
             },
         )
-        assert answer.status_code == 500  # the model call failed; the process did not
+        assert answer.status_code == 502  # the model call failed; the process did not
         assert "Error" in answer.json()["detail"]
         assert_still_serving(server, http)

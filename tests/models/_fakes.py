@@ -9,14 +9,17 @@ hang until the client goes away (which sets ``server.disconnected``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import queue
+import socket
 import threading
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import uvicorn
 from reactivex import Observable
 from reactivex.testing import TestScheduler
 
@@ -81,6 +84,31 @@ class FakeServer:
         self.exchanges.append(exchange)
         reply = self.replies.popleft() if self.replies else json_reply({"error": "unscripted"}, 599)
         await reply(self, exchange, receive, send)
+
+
+@contextlib.contextmanager
+def serving_fake() -> Iterator[FakeServer]:
+    """A fresh scripted server on 127.0.0.1:<free port> (uvicorn in a thread) until the
+    block ends. The socket is bound before the thread starts, so there is no wait."""
+    fake = FakeServer()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    fake.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    config = uvicorn.Config(fake, log_level="critical", lifespan="off", timeout_graceful_shutdown=1)
+    uv = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=lambda: asyncio.run(uv.serve(sockets=[sock])), name="fake-provider", daemon=True
+    )
+    thread.start()
+    try:
+        yield fake
+    finally:
+        uv.should_exit = True
+        uv.force_exit = True
+        thread.join(timeout=10)
+        sock.close()
 
 
 def json_reply(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Reply:

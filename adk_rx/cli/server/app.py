@@ -21,7 +21,7 @@ from starlette.routing import Route
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
 from adk_rx.artifacts.in_memory import InMemoryArtifactService
-from adk_rx.errors import ConfigurationError, StoreBusyError
+from adk_rx.errors import ConfigurationError, StoreError
 from adk_rx.events import Event
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.memory.in_memory import InMemoryMemoryService
@@ -67,8 +67,9 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return json_response(body, exc.status_code, headers=headers)
 
 
-async def _store_busy(request: Request, exc: Exception) -> Response:
-    # The store had no connection to spare: nothing was written, and a retry may succeed.
+async def _store_failed(request: Request, exc: Exception) -> Response:
+    # The store had no connection to spare or lost it: nothing was written (a failed write
+    # is rolled back), and a retry may succeed.
     return json_response({"detail": str(exc)}, 503, headers={"Retry-After": "1"})
 
 
@@ -201,7 +202,7 @@ def create_app(
         ],
         exception_handlers={
             HTTPException: _http_error,
-            StoreBusyError: _store_busy,
+            StoreError: _store_failed,
             RequestRejectedError: _rejected,
         },
         lifespan=lifespan,

@@ -8,13 +8,28 @@ sent something the server will not take)::
         ├── ForbiddenStateError     a client wrote state it may not write (403)
         ├── BodyTimeoutError        the body did not arrive in time (408)
         └── BodyTooLargeError       the body is larger than the server takes (413)
+
+A run that fails answers the status :func:`failure_status` gives its error.
 """
 
 from __future__ import annotations
 
-from adk_rx.errors import ConfigurationError
+from adk_rx.errors import (
+    CircuitOpenError,
+    ConfigurationError,
+    InvocationNotFoundError,
+    ModelError,
+    SessionNotFoundError,
+    StoreError,
+)
 
-__all__ = ["BodyTimeoutError", "BodyTooLargeError", "ForbiddenStateError", "RequestRejectedError"]
+__all__ = [
+    "BodyTimeoutError",
+    "BodyTooLargeError",
+    "ForbiddenStateError",
+    "RequestRejectedError",
+    "failure_status",
+]
 
 
 class RequestRejectedError(ConfigurationError):
@@ -39,3 +54,30 @@ class BodyTooLargeError(RequestRejectedError):
     """The request body is over ``Limits.max_body_bytes`` or ``Limits.max_json_items``."""
 
     status = 413
+
+
+def failure_status(error: BaseException) -> int:
+    """The HTTP status of a request whose run failed with ``error``.
+
+    * 400 for a ConfigurationError: the run refused what the request asked (a function
+      response that answers no open call, an invocation that cannot be resumed); a
+      RequestRejectedError answers its own status;
+    * 404 when the session or the invocation to resume is not there;
+    * 502 when the model's provider answered the call with an error or could not be
+      reached (a ModelError with a ``status``; the provider's message is in the error): the
+      server stands between the client and the provider, which is who failed;
+    * 503 when the store failed (its connection was killed, it had none to spare) or a
+      circuit breaker refused the model call for now: the same request may succeed later;
+    * 500 for anything else.
+    """
+    if isinstance(error, RequestRejectedError):
+        return error.status
+    if isinstance(error, ConfigurationError):
+        return 400
+    if isinstance(error, SessionNotFoundError | InvocationNotFoundError):
+        return 404
+    if isinstance(error, StoreError | CircuitOpenError):
+        return 503
+    if isinstance(error, ModelError) and error.status is not None:
+        return 502
+    return 500

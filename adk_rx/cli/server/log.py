@@ -68,6 +68,7 @@ class InvocationLog:
         self.invocation_id: str | None = None
         self.status: Status = "starting"
         self.error: str | None = None
+        self.failure_status = 500  # the HTTP status a failed run answers (errors.py)
         self.created_at = time.time()
         self.finished_at: float | None = None
         self._loop = loop
@@ -109,13 +110,14 @@ class InvocationLog:
                 self.status = "running"
         self._call_soon(self._resolve_started)
 
-    def finish(self, status: Status, error: str | None = None) -> bool:
+    def finish(self, status: Status, error: str | None = None, failure_status: int = 500) -> bool:
         """Ends the log; the first call wins. Returns whether this call ended it."""
         with self._lock:
             if self.status in FINISHED:
                 return False
             self.status = status
             self.error = error
+            self.failure_status = failure_status
             self.finished_at = time.time()
             self._wake_scheduled = True
         self._call_soon(self._wake)

@@ -44,6 +44,7 @@ from adk_rx.runner import Runner
 from adk_rx.rx import io_scheduler, subscribe_on_eager
 from adk_rx.sessions.session import Session
 
+from .errors import failure_status
 from .limits import Limits
 from .log import InvocationLog
 from .retention import KeptLogs, Tombstone
@@ -144,7 +145,7 @@ class InvocationRegistry:
         def on_error(error: Exception) -> None:
             status = "timeout" if isinstance(error, InvocationTimeoutError) else "failed"
             _log_failure(log, key, status, error)
-            self._end(log, status, f"{type(error).__name__}: {error}")
+            self._end(log, status, f"{type(error).__name__}: {error}", failure_status(error))
 
         subscription = events.subscribe(
             on_next, on_error, lambda: self._end(log, "completed", None)
@@ -229,7 +230,9 @@ class InvocationRegistry:
         _when_session_idle(runner, log.key, lambda: self._end(log, "cancelled", None))
         return True
 
-    def _end(self, log: InvocationLog, status: Any, error: str | None) -> None:
+    def _end(
+        self, log: InvocationLog, status: Any, error: str | None, failure_status: int = 500
+    ) -> None:
         # One step under the lock: a client that sees the end finds the session free and
         # the invocation among the finished ones.
         with self._lock:
@@ -237,7 +240,7 @@ class InvocationRegistry:
                 del self._active[log.key]
             self._subscriptions.pop(id(log), None)
             self._runners.pop(id(log), None)
-            if not log.finish(status, error):
+            if not log.finish(status, error, failure_status):
                 return
             if log.invocation_id is not None:
                 self._by_id.pop(log.invocation_id, None)

@@ -7,7 +7,7 @@ invocation id, so the client can reattach through ``.../invocations/{id}/events`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -62,6 +62,20 @@ async def _start(request: Request, body: RunBody) -> InvocationLog:
 async def _start_here(
     request: Request, server: Server, runner: Runner, body: RunBody
 ) -> InvocationLog:
+    log = await _start_once(request, server, runner, body)
+    if log.invocation_id is None and log.failure_status == 503:
+        # The store failed before the run stored anything (a connection the database
+        # dropped, none to spare): once more, then the client is told to try again.
+        log = await _start_once(request, server, runner, body)
+    if log.invocation_id is None:
+        _raise_failure(log)
+    return log
+
+
+async def _start_once(
+    request: Request, server: Server, runner: Runner, body: RunBody
+) -> InvocationLog:
+    """Starts the run and waits until it has stored its user message or failed before."""
     try:
         with continued_trace(request.headers):  # the run is scheduled in the caller's trace
             log = server.registry.start(
@@ -80,20 +94,17 @@ async def _start_here(
     except ConfigurationError as exc:
         raise HTTPException(400, str(exc)) from exc
     try:
-        invocation_id = await log.started(server.limits.start_timeout)
+        await log.started(server.limits.start_timeout)
     except TimeoutError as exc:
         server.registry.cancel(log)
         raise HTTPException(504, "the run did not start in time; it was cancelled") from exc
-    if invocation_id is None:
-        error = log.error or log.status
-        status = 404 if error.startswith("SessionNotFoundError") else _failure_status(error)
-        raise HTTPException(status, error)
     return log
 
 
-def _failure_status(error: str) -> int:
-    """503 when the store had no connection to spare (try again), else 500."""
-    return 503 if error.startswith("StoreBusyError") else 500
+def _raise_failure(log: InvocationLog) -> NoReturn:
+    status = log.failure_status
+    retry = {"Retry-After": "1"} if status == 503 else None  # the same request may succeed later
+    raise HTTPException(status, log.error or log.status, headers=retry)
 
 
 async def _wait_end(log: InvocationLog) -> None:
@@ -107,7 +118,7 @@ async def run(request: Request) -> Response:
     log = await _start(request, body)
     await _wait_end(log)
     if log.status in ("failed", "timeout"):
-        raise HTTPException(_failure_status(log.error or ""), log.error or log.status)
+        _raise_failure(log)
     entries = log.snapshot()
     if entries and entries[0].seq == 1:
         events = [e.event for e in entries if not e.event.partial]
