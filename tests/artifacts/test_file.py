@@ -86,6 +86,34 @@ def test_ids_that_name_a_directory_itself_are_rejected(tmp_path: Path, bad: str)
     assert _files(tmp_path) == set()
 
 
+@pytest.mark.parametrize(
+    ("what", "ids", "filename"),
+    [
+        ("session_id", {**IDS, "session_id": "s" * 256}, "f.txt"),
+        ("user_id", {**IDS, "user_id": "\u00e9" * 43}, "f.txt"),  # 258 bytes percent-encoded
+        ("filename", IDS, "f" * 256),
+        ("filename", IDS, "user:" + "f" * 256),
+    ],
+)
+def test_a_name_longer_than_a_file_name_is_refused_as_misuse_not_a_store_failure(
+    tmp_path: Path, what: str, ids: dict[str, str], filename: str
+) -> None:
+    service = FileArtifactService(tmp_path)
+    part = types.Part(text="x")
+
+    for call in (
+        service.save_artifact(**ids, filename=filename, artifact=part),
+        service.load_artifact(**ids, filename=filename),
+        service.list_versions(**ids, filename=filename),
+        service.delete_artifact(**ids, filename=filename),
+    ):
+        with pytest.raises(ConfigurationError, match=f"{what} .* too long for a file artifact"):
+            call.run()
+    assert _files(tmp_path) == set()
+    # 255 bytes once encoded is the longest name a file system takes; it is kept.
+    service.save_artifact(**IDS, filename="f" * 255, artifact=part).run()
+
+
 def test_a_symlink_out_of_the_root_is_not_followed(tmp_path: Path) -> None:
     root, outside = tmp_path / "root", tmp_path / "outside"
     (root / "app" / "u1" / "sessions" / "s1").mkdir(parents=True)
