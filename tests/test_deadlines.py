@@ -7,6 +7,7 @@ Time comes from the Runner's timer scheduler, so these tests run in virtual time
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from typing import Any
 
@@ -18,6 +19,7 @@ from reactivex.testing import TestScheduler
 
 from adk_rx import InvocationTimeoutError, LlmAgent, RunConfig, StreamingMode
 from adk_rx.events import Event
+from adk_rx.runner.invocation import Invocation
 from adk_rx.testing import ScriptedLlm
 from tests.reactive_support import (
     WAIT,
@@ -279,3 +281,23 @@ def test_deadlines_on_the_default_timer_start_no_thread_per_timer() -> None:
     assert alive[1] <= baseline
     assert census.leftovers() == []
     pool.executor.shutdown()
+
+
+def _live_invocations() -> int:
+    gc.collect()
+    return sum(isinstance(o, Invocation) for o in gc.get_objects())
+
+
+def test_finished_runs_with_a_deadline_are_released_at_once() -> None:
+    # A finished run's deadline is cancelled; nothing may keep the run until the deadline's
+    # due time (the api-server's runs have a 300 s one).
+    turns = 100
+    runner = in_memory_runner(LlmAgent(name="agent", model=ScriptedLlm(["done"] * turns)))
+    new_session(runner)
+    config = RunConfig(timeout=300.0)
+    before = _live_invocations()
+
+    for _ in range(turns):
+        list(runner.run(user_id="u1", session_id="s1", new_message="hi", run_config=config))
+
+    assert _live_invocations() - before <= 2

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import heapq
 import logging
 import os
 import threading
@@ -84,12 +85,23 @@ def set_io_scheduler(scheduler: ThreadPoolScheduler) -> None:
 
 
 class _SurvivingEventLoopScheduler(EventLoopScheduler):
-    """An ``EventLoopScheduler`` whose thread survives an action that raises.
+    """An ``EventLoopScheduler`` whose thread survives an action that raises, and that lets
+    go of a cancelled action at once.
 
     A stock ``EventLoopScheduler`` thread dies on the first exception and every later action
     is silently never run. A shared timer thread cannot afford that: one faulty callback would
     stop every timeout in the process, so the exception is logged instead.
+
+    A stock cancel only marks the item: it stays queued, holding its action and all the
+    action reaches, until its due time. A run's deadline, cancelled when the run ends, kept
+    each finished run of the api-server (300 s deadline) in memory for five minutes: RSS grew
+    about 17 KB a turn. Here a cancel drops the action at once, and cancelled items are swept
+    out of the queue whenever they may make up half of it (amortized O(1) per cancel).
     """
+
+    def __init__(self, thread_factory: typing.StartableFactory | None = None) -> None:
+        super().__init__(thread_factory=thread_factory)
+        self._cancels_since_sweep = 0
 
     def schedule_absolute(
         self,
@@ -97,16 +109,40 @@ class _SurvivingEventLoopScheduler(EventLoopScheduler):
         action: typing.ScheduledAction[_TState],
         state: _TState | None = None,
     ) -> abc.DisposableBase:
-        context = contextvars.copy_context()  # the action runs where it was scheduled from
+        # The action runs in the context it was scheduled from; the cell is emptied on cancel.
+        held: list[tuple[contextvars.Context, typing.ScheduledAction[_TState], Any] | None] = [
+            (contextvars.copy_context(), action, state)
+        ]
 
-        def guarded(scheduler: abc.SchedulerBase, state_: _TState | None) -> Any:
+        def guarded(scheduler: abc.SchedulerBase, _: Any) -> Any:
+            entry = held[0]
+            if entry is None:  # cancelled while the thread was picking it up
+                return None
+            context, action_, state_ = entry
             try:
-                return context.run(action, scheduler, state_)
+                return context.run(action_, scheduler, state_)
             except Exception:
                 _log.exception("an action on the adk_rx timer scheduler raised")
                 return None
 
-        return super().schedule_absolute(duetime, guarded, state)
+        item = super().schedule_absolute(duetime, guarded)
+
+        def cancel() -> None:
+            item.dispose()
+            held[0] = None
+            self._sweep_when_mostly_cancelled()
+
+        return Disposable(cancel)
+
+    def _sweep_when_mostly_cancelled(self) -> None:
+        with self._condition:
+            self._cancels_since_sweep += 1
+            queue = self._queue
+            if 2 * self._cancels_since_sweep < len(queue):
+                return
+            self._cancels_since_sweep = 0
+            queue.items = [entry for entry in queue.items if not entry[0].is_cancelled()]
+            heapq.heapify(queue.items)
 
 
 def _timer_thread(target: typing.StartableTarget) -> threading.Thread:

@@ -2,10 +2,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import threading
+import weakref
 from collections.abc import Iterator
 
 import pytest
+from reactivex.abc import DisposableBase
 from reactivex.scheduler import ThreadPoolScheduler
 
 from adk_rx.rx import io_scheduler, runtime_loop, set_io_scheduler, timer_scheduler
@@ -149,3 +152,41 @@ def test_runtime_loop_outside_asyncio_is_one_background_loop_for_every_thread() 
     loop.call_soon_threadsafe(lambda: (ran_on.append(runtime_loop() is loop), ran.set()))
     assert ran.wait(WAIT)
     assert ran_on == [True]
+
+
+class _Referent:
+    """Something a timer's action holds."""
+
+
+def test_a_cancelled_timer_lets_go_of_its_action_at_once() -> None:
+    scheduler = timer_scheduler()
+    held: list[weakref.ref[_Referent]] = []
+    timers: list[DisposableBase] = []
+
+    def schedule_holding(referent: _Referent) -> None:
+        held.append(weakref.ref(referent))
+        timers.append(
+            scheduler.schedule_relative(300.0, lambda *_: held.append(weakref.ref(referent)))
+        )
+
+    for _ in range(20):
+        schedule_holding(_Referent())
+
+    for timer in timers:
+        timer.dispose()
+    gc.collect()
+
+    assert [ref for ref in held if ref() is not None] == []
+
+
+def test_cancelled_timers_leave_the_queue_before_their_due_time() -> None:
+    scheduler = module._SurvivingEventLoopScheduler()  # pyright: ignore[reportPrivateUsage]
+    keep = scheduler.schedule_relative(300.0, lambda *_: None)
+    for _ in range(1000):
+        scheduler.schedule_relative(300.0, lambda *_: None).dispose()
+
+    queued = len(scheduler._queue)  # pyright: ignore[reportPrivateUsage]
+
+    assert queued <= 3
+    keep.dispose()
+    scheduler.dispose()
