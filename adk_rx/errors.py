@@ -23,7 +23,7 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── AgentNotFoundError      transfer to an agent that is not in the tree
     │   ├── ToolArgumentsError      the model's arguments do not fit a tool's parameters
     │   ├── ToolResultError         a tool returned a value JSON cannot hold
-    │   ├── McpConnectionError      an MCP server could not be reached or initialised
+    │   ├── McpConnectionError      an MCP server was unreachable, did not start or list its tools
     │   ├── StoreError              a session / artifact / memory store failed
     │   │   └── StoreBusyError      the store has no connection to spare now; try again (503)
     │   ├── OutputSchemaError       the final answer did not fit output_schema, even after a repair
@@ -180,7 +180,7 @@ class ToolResultError(RunError):
 
 
 class McpConnectionError(RunError):
-    """An MCP server could not be reached or initialised."""
+    """An MCP server could not be reached or initialised, or did not list its tools."""
 
 
 class StoreError(RunError):

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from adk_rx.context import ToolContext
     from adk_rx.tools.mcp.connection import McpConnection
 
-__all__ = ["McpTool", "result_dict"]
+__all__ = ["McpTool", "describe_error", "result_dict"]
 
 
 class McpTool(BaseTool):
@@ -70,11 +70,12 @@ class McpTool(BaseTool):
         try:
             result = await self.connection.run(call)
         except Exception as exc:  # a crashed or silent server: the model gets to know
-            return {"error": f"MCP tool {self.name!r} failed: {_describe(exc)}"}
+            return {"error": f"MCP tool {self.name!r} failed: {describe_error(exc)}"}
         return result_dict(result)
 
 
-def _describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
+    """``Type: message`` of the first error inside ``exc`` (an exception group's first)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 from reactivex import Observable
 
+from adk_rx.errors import McpConnectionError
 from adk_rx.rx import from_async
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.mcp.connection import McpConnection
 from adk_rx.tools.mcp.params import ConnectionParams
-from adk_rx.tools.mcp.tool import McpTool
+from adk_rx.tools.mcp.tool import McpTool, describe_error
 from adk_rx.tools.toolset import BaseToolset, ToolFilter
 
 if TYPE_CHECKING:
@@ -25,7 +26,10 @@ class McpToolset(BaseToolset):
 
     One client session per toolset, opened on first use and reused; ``close()`` (called by
     ``Runner.close()``) ends it and stops a stdio server's process. Tools are listed from
-    the server at every step, so tools the server adds or removes show up.
+    the server at every step, so tools the server adds or removes show up. A server that
+    died since the last request is started (or connected to) again; when that fails, the
+    model step fails with :class:`~adk_rx.errors.McpConnectionError` naming the server:
+    the model is not asked to answer without the tools it was given.
 
     Args:
         connection_params: :class:`StdioConnectionParams` or
@@ -70,9 +74,21 @@ class McpToolset(BaseToolset):
                     return found
 
         timeout = self.connection_params.timeout
-        listed = await self.connection.run(
-            lambda session: asyncio.wait_for(list_all(session), timeout)
-        )
+        try:
+            listed = await self.connection.run(
+                lambda session: asyncio.wait_for(list_all(session), timeout), repeatable=True
+            )
+        except McpConnectionError:
+            raise
+        except TimeoutError as exc:
+            raise McpConnectionError(
+                f"the MCP server {self.connection.server} did not list its tools within {timeout} s"
+            ) from exc
+        except Exception as exc:
+            raise McpConnectionError(
+                f"the MCP server {self.connection.server} did not list its tools: "
+                f"{describe_error(exc)}"
+            ) from exc
         return [self._tool(t) for t in listed]
 
     def _tool(self, listed: Any) -> McpTool:

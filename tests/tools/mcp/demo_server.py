@@ -4,6 +4,9 @@
     python demo_server.py http MARK_FILE PORT
 
 MARK_FILE collects one line per event the tests look for ("cancelled slow", "started ...").
+Files next to it switch on failures: ``MARK_FILE.die-on-list`` makes the next ``tools/list``
+kill the process (the file is removed first, so a restarted server lists normally), and
+``MARK_FILE.refuse-start`` makes the server exit at start (a server that cannot be restarted).
 """
 
 from __future__ import annotations
@@ -14,9 +17,21 @@ import time
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import Tool
 
 MARK = sys.argv[2] if len(sys.argv) > 2 else os.devnull
-app = MCPServer("demo", log_level="CRITICAL")
+
+
+class DemoServer(MCPServer):
+    async def list_tools(self) -> list[Tool]:
+        try:
+            os.remove(f"{MARK}.die-on-list")
+        except FileNotFoundError:
+            return await super().list_tools()
+        os._exit(4)
+
+
+app = DemoServer("demo", log_level="CRITICAL")
 
 
 def mark(line: str) -> None:
@@ -69,6 +84,8 @@ def crash() -> str:
 
 
 if __name__ == "__main__":
+    if os.path.exists(f"{MARK}.refuse-start"):
+        sys.exit("the demo server refuses to start")
     if sys.argv[1] == "http":
         app.run("streamable-http", host="127.0.0.1", port=int(sys.argv[3]))
     else:

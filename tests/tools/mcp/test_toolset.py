@@ -181,9 +181,9 @@ def test_calls_never_block_a_pool_thread(make_toolset: MakeToolset) -> None:
     seen: list[str] = []
     original = toolset.connection.run
 
-    async def spying(work: Any) -> Any:
+    async def spying(work: Any, **options: Any) -> Any:
         seen.append(threading.current_thread().name)
-        return await original(work)
+        return await original(work, **options)
 
     toolset.connection.run = spying  # type: ignore[method-assign]
     run_turn(toolset, call_response("add", {"a": 1, "b": 2}), "ok")
