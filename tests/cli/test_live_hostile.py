@@ -8,6 +8,7 @@ run; nothing of the frame is stored, and the session then serves a new live conn
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import textwrap
@@ -251,8 +252,10 @@ def test_frames_after_a_close_request_are_ignored(server: ServerProcess) -> None
     with connect(ws_url(server, sid)) as ws:
         live_turn(ws, "hello")
         ws.send(json.dumps({"close": True}))
-        ws.send(content("too late"))
-        ws.send(b"\x00binary")
+        # The server may close before these go out: a refused send is as good as an ignored one.
+        with contextlib.suppress(ConnectionClosed):
+            ws.send(content("too late"))
+            ws.send(b"\x00binary")
         assert closed_by_server(ws).code == 1000
 
     assert "too late" not in stored_texts(server, sid)

@@ -31,12 +31,12 @@ from adk_rx.sessions.sql import SqlSessionService
 
 from . import adk_routes, adk_ui, live_route, run_routes, session_routes, trace_routes
 from .cors import AllowedOrigins, with_cors
-from .errors import BodyTimeoutError, RequestRejectedError
+from .errors import AppLoadFailedError, BodyTimeoutError, RequestRejectedError
 from .limits import Limits
 from .registry import InvocationRegistry
 from .runners import AppRunners
 from .security import DEFAULT_HOSTS, SecurityMiddleware
-from .shared import AppLoadFailed, Server, json_response
+from .shared import Server, json_response
 from .tap import TappedSessionService
 from .trace_index import TraceIndex
 
@@ -61,10 +61,15 @@ async def _page(request: Request) -> Response:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     headers = dict(exc.headers) if exc.headers else None
-    body = {"detail": exc.detail}
-    if isinstance(exc, AppLoadFailed) and exc.traceback is not None:
+    return json_response({"detail": exc.detail}, exc.status_code, headers=headers)
+
+
+async def _app_load_failed(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, AppLoadFailedError)
+    body = {"detail": str(exc)}
+    if exc.traceback is not None:
         body["traceback"] = exc.traceback
-    return json_response(body, exc.status_code, headers=headers)
+    return json_response(body, exc.status)
 
 
 async def _store_failed(request: Request, exc: Exception) -> Response:
@@ -204,6 +209,7 @@ def create_app(
             HTTPException: _http_error,
             StoreError: _store_failed,
             RequestRejectedError: _rejected,
+            AppLoadFailedError: _app_load_failed,
         },
         lifespan=lifespan,
     )

@@ -8,6 +8,8 @@ sent something the server will not take)::
         ├── ForbiddenStateError     a client wrote state it may not write (403)
         ├── BodyTimeoutError        the body did not arrive in time (408)
         └── BodyTooLargeError       the body is larger than the server takes (413)
+    AgentLoadError
+    └── AppLoadFailedError          the app a request names failed to load (500)
 
 A run that fails answers the status :func:`failure_status` gives its error.
 """
@@ -15,6 +17,7 @@ A run that fails answers the status :func:`failure_status` gives its error.
 from __future__ import annotations
 
 from adk_rx.errors import (
+    AgentLoadError,
     CircuitOpenError,
     ConfigurationError,
     InvocationNotFoundError,
@@ -24,6 +27,7 @@ from adk_rx.errors import (
 )
 
 __all__ = [
+    "AppLoadFailedError",
     "BodyTimeoutError",
     "BodyTooLargeError",
     "ForbiddenStateError",
@@ -54,6 +58,21 @@ class BodyTooLargeError(RequestRejectedError):
     """The request body is over ``Limits.max_body_bytes`` or ``Limits.max_json_items``."""
 
     status = 413
+
+
+class AppLoadFailedError(AgentLoadError):
+    """500: the app a request names failed to load.
+
+    ``traceback`` (the user's own frames; empty when no code of theirs raised) is answered
+    beside the detail by ``adk-rx web`` only, for its page: an api-server keeps its files to
+    itself (None).
+    """
+
+    status = 500
+
+    def __init__(self, detail: str, traceback: str | None) -> None:
+        super().__init__(detail)
+        self.traceback = traceback
 
 
 def failure_status(error: BaseException) -> int:

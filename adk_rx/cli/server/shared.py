@@ -17,6 +17,7 @@ from adk_rx.errors import AgentLoadError, AppNotFoundError
 from adk_rx.runner import Runner
 from adk_rx.sessions.base import BaseSessionService
 
+from .errors import AppLoadFailedError
 from .limits import Limits
 from .registry import InvocationRegistry
 from .runners import AppRunners, load_traceback
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from .broker import Broker
 
 __all__ = [
-    "AppLoadFailed",
     "Server",
     "json_response",
     "not_found",
@@ -87,16 +87,6 @@ def _finite(value: Any) -> Any:
     return value
 
 
-class AppLoadFailed(HTTPException):
-    """500: the app failed to load. ``traceback`` (the user's frames; empty when no code of
-    theirs raised) is answered beside the detail by ``adk-rx web`` only, for its page: an
-    api-server keeps its files to itself (None)."""
-
-    def __init__(self, detail: str, traceback: str | None) -> None:
-        super().__init__(500, detail)
-        self.traceback = traceback
-
-
 def not_found(what: str) -> HTTPException:
     return HTTPException(404, f"{what} not found")
 
@@ -119,4 +109,4 @@ async def runner_for(request: Request, app_name: str) -> Runner:
         raise not_found(f"app {app_name!r}") from exc
     except AgentLoadError as exc:
         traceback = (load_traceback(exc) or "") if server_of(request).web else None
-        raise AppLoadFailed(f"app {app_name!r} failed to load: {exc}", traceback) from exc
+        raise AppLoadFailedError(f"app {app_name!r} failed to load: {exc}", traceback) from exc

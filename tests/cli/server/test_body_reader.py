@@ -122,14 +122,23 @@ class HealthProbe:
     answered: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
 
+    answers: threading.Condition = field(default_factory=threading.Condition)
+
     def run(self) -> None:
         with httpx.Client(base_url=self.url, timeout=60) as http:
             while not self.stop.is_set():
                 started = time.perf_counter()
                 assert http.get("/health").status_code == 200
-                self.slowest = max(self.slowest, time.perf_counter() - started)
-                self.answered += 1
+                with self.answers:
+                    self.slowest = max(self.slowest, time.perf_counter() - started)
+                    self.answered += 1
+                    self.answers.notify_all()
                 self.stop.wait(0.02)  # pacing, so the probe does not compete for the CPU
+
+    def wait_past(self, count: int) -> None:
+        """Waits until the probe has answered more than ``count`` times."""
+        with self.answers:
+            assert self.answers.wait_for(lambda: self.answered > count, timeout=60)
 
 
 @contextlib.contextmanager
@@ -137,8 +146,10 @@ def probing(server: ServerProcess) -> Iterator[HealthProbe]:
     probe = HealthProbe(server.url)
     thread = threading.Thread(target=probe.run, name="health-probe", daemon=True)
     thread.start()
+    probe.wait_past(0)  # the probe is answering before the hostile request goes out
     try:
         yield probe
+        probe.wait_past(probe.answered)  # and one more answer covers the time after it
     finally:
         probe.stop.set()
         thread.join(60)
