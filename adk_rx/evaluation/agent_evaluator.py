@@ -23,14 +23,10 @@ from typing import Any
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.errors import ConfigurationError
+from adk_rx.evaluation.case_result import CaseResult, EvalResult, TurnResult
+from adk_rx.evaluation.config import EvalConfig, criteria_from_config
 from adk_rx.evaluation.evalset import EvalCase, EvalInvocation, EvalSet, IntermediateData
-from adk_rx.evaluation.evaluator import (
-    CaseResult,
-    EvalResult,
-    TurnResult,
-    criteria_from_config,
-    evaluate,
-)
+from adk_rx.evaluation.evaluator import evaluate
 
 __all__ = [
     "AgentEvaluator",
@@ -53,7 +49,7 @@ class AgentEvaluator:
         eval_dataset_file_path_or_dir: str | Path,
         num_runs: int = 1,
         *,
-        criteria: Mapping[str, float] | None = None,
+        criteria: Mapping[str, Any] | None = None,
     ) -> Awaitable[None] | None:
         """Evaluates the agent on every eval set found at the path.
 
@@ -75,9 +71,13 @@ class AgentEvaluator:
             failures: list[str] = []
             for path in find_eval_sets(eval_dataset_file_path_or_dir):
                 eval_set = load_eval_file(path)
-                thresholds = criteria or criteria_from_config(read_config_beside(path))
+                config = (
+                    EvalConfig(criteria=criteria_from_config({"criteria": criteria}))
+                    if criteria
+                    else EvalConfig.from_mapping(read_config_beside(path))
+                )
                 for _ in range(num_runs):
-                    result = evaluate(agent, eval_set, thresholds)
+                    result = evaluate(agent, eval_set, config)
                     if not result.passed:
                         failures.append(f"{path}:\n{describe_failures(result)}")
             if failures:
@@ -130,18 +130,23 @@ def describe_case(case: CaseResult, *, all_turns: bool = False) -> str:
     if case.error:
         return f"case {case.eval_id!r} failed to run: {case.error}"
     scores = ", ".join(
-        f"{name} {case.scores.get(name, 0.0):.2f} (needs {threshold:.2f})"
+        f"{name} {_score(case.scores.get(name))} (needs {threshold:.2f})"
         for name, threshold in case.thresholds.items()
     )
     lines = [f"case {case.eval_id!r}: {scores}"]
+    lines += [f"  {name} could not score: {error}" for name, error in case.metric_errors.items()]
     for number, turn in enumerate(case.turns, 1):
         lines += _turn_lines(number, turn, all_turns)
     return "\n".join(lines)
 
 
+def _score(score: float | None) -> str:
+    return "not evaluated" if score is None else f"{score:.2f}"
+
+
 def _turn_lines(number: int, turn: TurnResult, all_turns: bool) -> list[str]:
     lines: list[str] = []
-    if all_turns or not turn.trajectory_match:
+    if all_turns or turn.trajectory_match is False:
         verdict = "tool calls match" if turn.trajectory_match else "tool calls differ"
         lines.append(f"  turn {number} ({turn.user_text!r}): {verdict}")
         lines.append(f"    - expected: {_calls(turn.expected_tool_uses)}")

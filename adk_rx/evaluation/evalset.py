@@ -31,33 +31,32 @@ from pydantic.alias_generators import to_camel
 
 from adk_rx.errors import ConfigurationError
 from adk_rx.evaluation.atomic_files import write_atomically
-from adk_rx.events import Event
+from adk_rx.evaluation.criteria import Rubric
+from adk_rx.evaluation.intermediate import (
+    AppDetails,
+    IntermediateData,
+    InvocationEvents,
+    tool_calls,
+)
+from adk_rx.evaluation.recording import invocations_from_events
+from adk_rx.evaluation.scenario import ConversationScenario
 from adk_rx.sessions.session import Session
 
-__all__ = ["EvalCase", "EvalInvocation", "EvalSet", "IntermediateData", "SessionInput"]
-
-# The confirmation round trip is the runtime's, not a tool the agent chose.
-_INTERNAL_CALLS = frozenset({"adk_request_confirmation"})
+__all__ = [
+    "ConversationScenario",
+    "EvalCase",
+    "EvalInvocation",
+    "EvalSet",
+    "IntermediateData",
+    "Invocation",
+    "SessionInput",
+]
 
 
 class _EvalModel(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="allow"
     )
-
-
-class IntermediateData(_EvalModel):
-    """What happened between the user's message and the final response.
-
-    Attributes:
-        tool_uses: the function calls the agents made, in order.
-        tool_responses: their responses, in order.
-        intermediate_responses: ``[author, parts]`` of texts agents said on the way.
-    """
-
-    tool_uses: list[types.FunctionCall] = []
-    tool_responses: list[types.FunctionResponse] = []
-    intermediate_responses: list[tuple[str, list[types.Part]]] = []
 
 
 class EvalInvocation(_EvalModel):
@@ -67,19 +66,28 @@ class EvalInvocation(_EvalModel):
         invocation_id: the id of the recorded invocation (informational).
         user_content: the user's message.
         final_response: the expected final answer (None: no expectation).
-        intermediate_data: the expected tool calls (None: no expectation).
+        intermediate_data: the expected tool calls (None: no expectation), as
+            :class:`IntermediateData` or as the recorded :class:`InvocationEvents`.
         creation_timestamp: when it was recorded.
+        rubrics: rubrics that apply to this turn only.
+        app_details: the agents' instructions and tools (filled in on actual turns).
     """
 
     invocation_id: str = ""
     user_content: types.Content
     final_response: types.Content | None = None
-    intermediate_data: IntermediateData | None = None
+    intermediate_data: IntermediateData | InvocationEvents | None = None
     creation_timestamp: float = 0.0
+    rubrics: list[Rubric] | None = None
+    app_details: AppDetails | None = None
 
     def expected_tool_uses(self) -> list[types.FunctionCall]:
-        """The expected tool calls (empty without intermediate data)."""
-        return list(self.intermediate_data.tool_uses) if self.intermediate_data else []
+        """The tool calls of the turn (empty without intermediate data)."""
+        return tool_calls(self.intermediate_data)
+
+
+Invocation = EvalInvocation
+"""google-adk's name for one turn, expected or actual."""
 
 
 class SessionInput(_EvalModel):
@@ -97,39 +105,63 @@ class SessionInput(_EvalModel):
 
 
 class EvalCase(_EvalModel):
-    """One conversation to replay against the agent.
+    """One conversation to replay against the agent, or a scenario a simulated user plays.
 
     Attributes:
         eval_id: the case's name, unique in its set.
-        conversation: the turns, in order.
+        conversation: the turns, in order. A turn whose user content is a function response
+            (an approval, a long-running call's result, a credential) answers the call the
+            agent left pending in the turn before it.
+        conversation_scenario: instead of ``conversation``: a starting prompt and a plan
+            for a simulated user (see :mod:`adk_rx.evaluation.simulation`).
         session_input: the session's app, user and initial state.
         creation_timestamp: when it was made.
+        rubrics: rubrics that apply to every turn.
+        final_session_state: the state expected at the end (kept, not scored).
     """
 
     eval_id: str
-    conversation: list[EvalInvocation] = []
+    conversation: list[EvalInvocation] | None = None
+    conversation_scenario: ConversationScenario | None = None
     session_input: SessionInput | None = None
     creation_timestamp: float = 0.0
+    rubrics: list[Rubric] | None = None
+    final_session_state: dict[str, Any] | None = None
+
+    @pydantic.model_validator(mode="after")
+    def _one_kind(self) -> EvalCase:
+        if self.conversation is not None and self.conversation_scenario is not None:
+            raise ValueError("a case has a conversation or a conversation_scenario, not both")
+        if self.conversation is None and self.conversation_scenario is None:
+            self.conversation = []
+        return self
+
+    @property
+    def turns(self) -> list[EvalInvocation]:
+        """The recorded turns (none for a scenario)."""
+        return self.conversation or []
 
     @classmethod
     def from_session(cls, session: Session, eval_id: str | None = None) -> EvalCase:
         """A case that expects the agent to do again what it did in ``session``.
 
-        Each user message starts a turn; the turn expects the tool calls the agents made
-        and the last final text an agent gave. The session's state before its first event
-        is not known from the events, so the case starts from an empty state (set
-        ``session_input.state`` to change that).
+        One turn per invocation, as google-adk records one: its user content, the tool calls
+        and responses the agents made, the texts they said on the way and the last final
+        answer. A user message that answers a pending call (an approval, a long-running
+        call's result) is a turn of its own, so the case replays the answer. The state the
+        session started from is not known from its events, so the case starts from an empty
+        state (set ``session_input.state`` to change that).
         """
-        turns: list[EvalInvocation] = []
-        current: dict[str, Any] | None = None
-        for event in session.events:
-            if event.author == "user" and _user_text_message(event):
-                current = _new_turn(event)
-                turns.append(EvalInvocation(**current))
-                continue
-            if not turns or event.partial:
-                continue
-            turns[-1] = _with_event(turns[-1], event)
+        turns = [
+            EvalInvocation(
+                invocation_id=turn.invocation_id,
+                user_content=turn.user_content,
+                final_response=turn.final_response,
+                intermediate_data=turn.intermediate_data,
+                creation_timestamp=turn.creation_timestamp,
+            )
+            for turn in invocations_from_events(session.events, recorded=True)
+        ]
         return cls(
             eval_id=eval_id or f"case_{session.id}",
             conversation=turns,
@@ -195,14 +227,17 @@ class EvalSet(_EvalModel):
         return self.model_copy(update={"eval_cases": [*self.eval_cases, case]})
 
 
+_OURS = "adk_rx.evaluation."
+
+
 def _plain(value: Any) -> Any:
-    """JSON of an eval model: unset (None) fields left out, except fields this module does
-    not know, which are written back exactly as they were read."""
-    if isinstance(value, _EvalModel):
+    """JSON of an eval model: None fields left out unless they were given (so a set read from
+    a file is written back as it was), fields this module does not know kept as read."""
+    if isinstance(value, pydantic.BaseModel) and type(value).__module__.startswith(_OURS):
         out = {
             name: _plain(getattr(value, name))
             for name in type(value).model_fields
-            if getattr(value, name) is not None
+            if getattr(value, name) is not None or name in value.model_fields_set
         }
         out.update(value.model_extra or {})
         return out
@@ -213,43 +248,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     return value
-
-
-def _user_text_message(event: Event) -> bool:
-    parts = event.content.parts if event.content else None
-    return bool(parts) and not event.get_function_responses()
-
-
-def _new_turn(event: Event) -> dict[str, Any]:
-    assert event.content is not None
-    return {
-        "invocation_id": event.invocation_id,
-        "user_content": event.content,
-        "intermediate_data": IntermediateData(),
-        "creation_timestamp": event.timestamp,
-    }
-
-
-def _with_event(turn: EvalInvocation, event: Event) -> EvalInvocation:
-    data = turn.intermediate_data or IntermediateData()
-    calls = [c for c in event.get_function_calls() if c.name not in _INTERNAL_CALLS]
-    responses = [r for r in event.get_function_responses() if r.name not in _INTERNAL_CALLS]
-    update: dict[str, Any] = {}
-    if calls or responses:
-        update["intermediate_data"] = data.model_copy(
-            update={
-                "tool_uses": [*data.tool_uses, *calls],
-                "tool_responses": [*data.tool_responses, *responses],
-            }
-        )
-    text = event.text()
-    if text and event.author != "user" and event.is_final_response():
-        if turn.final_response is not None and turn.final_response.parts:
-            previous = "".join(p.text or "" for p in turn.final_response.parts)
-            said = (event.author, [types.Part(text=previous)])
-            data = update.get("intermediate_data", data)
-            update["intermediate_data"] = data.model_copy(
-                update={"intermediate_responses": [*data.intermediate_responses, said]}
-            )
-        update["final_response"] = types.Content(role="model", parts=[types.Part(text=text)])
-    return turn.model_copy(update=update) if update else turn

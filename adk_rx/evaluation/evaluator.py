@@ -1,190 +1,108 @@
 """``evaluate(agent, eval_set)``: run every case on a fresh session and score it.
 
-Each case is one cold Observable: create the session (state from ``session_input``), run its
-turns in order (``concat_map``), score what the agents did. Cases run concurrently, at most
+Each case is one cold Observable: create the session (state from ``session_input``), play
+the user's side (:mod:`.replay`: the recorded turns, answers to pending calls included, or a
+simulated user), group the events into turns (:mod:`.recording`), then score each metric of
+the criteria (:mod:`.metrics`) one after the other. Cases run concurrently, at most
 ``concurrency`` at a time (``merge(max_concurrent=...)``), each under its own deadline (a
 late case is disposed, so its run is cancelled like any other). A case whose agent errors or
 times out is a failed case carrying the error; the other cases still run.
+
+A case passes when every metric that could be scored reached its threshold and at least one
+was scored (google-adk's final status). Unlike google-adk, a metric that raises (no rubrics
+given, an unknown judge model) fails the case with the error instead of being skipped.
 """
 
 from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import reactivex as rx
-from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.errors import ConfigurationError
+from adk_rx.evaluation.case_result import CaseResult, EvalResult, MetricOutcome, TurnResult
+from adk_rx.evaluation.config import DEFAULT_CRITERIA, Criteria, EvalConfig, as_criteria
+from adk_rx.evaluation.criteria import BaseCriterion, EvalStatus
+from adk_rx.evaluation.details_plugin import AppDetailsPlugin
 from adk_rx.evaluation.evalset import EvalCase, EvalInvocation, EvalSet
-from adk_rx.evaluation.scoring import rouge1_f1, trajectory_matches
+from adk_rx.evaluation.intermediate import content_text, tool_calls
+from adk_rx.evaluation.metrics import RESPONSE, TRAJECTORY, evaluator_for
+from adk_rx.evaluation.recording import invocations_from_events
+from adk_rx.evaluation.replay import play_case
+from adk_rx.evaluation.simulation import LlmBackedUserSimulatorConfig
 from adk_rx.events import Event
 from adk_rx.runner import InMemoryRunner, Runner
 from adk_rx.rx.schedulers import timer_scheduler
 
-__all__ = [
-    "DEFAULT_CRITERIA",
-    "CaseResult",
-    "EvalResult",
-    "TurnResult",
-    "criteria_from_config",
-    "evaluate",
-]
+__all__ = ["DEFAULT_CRITERIA", "evaluate", "final_status"]
 
-TRAJECTORY = "tool_trajectory_avg_score"
-RESPONSE = "response_match_score"
-DEFAULT_CRITERIA: Mapping[str, float] = {TRAJECTORY: 1.0, RESPONSE: 0.8}
-_INTERNAL_CALLS = frozenset({"adk_request_confirmation"})
+# These compare with the expected turns, which a simulated conversation does not have.
+_NEEDS_EXPECTED = frozenset({TRAJECTORY, RESPONSE, "final_response_match_v2"})
 
 
-@dataclass(frozen=True)
-class TurnResult:
-    """What one turn of a case did, next to what it should have done."""
-
-    user_text: str
-    expected_tool_uses: list[types.FunctionCall]
-    actual_tool_uses: list[types.FunctionCall]
-    expected_response: str | None
-    actual_response: str
-    trajectory_match: bool
-    response_score: float | None
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """The scores of one eval case.
-
-    Attributes:
-        eval_id: the case.
-        scores: metric name -> score (a metric with nothing to score is left out).
-        thresholds: metric name -> the threshold it had to reach.
-        passed: every score reached its threshold and the agent did not fail.
-        error: why the case failed to run (``"TypeError: ..."``), or None.
-        turns: per turn, expected against actual.
-        session_id: the session the case ran in.
-        seconds: how long the case took.
-    """
-
-    eval_id: str
-    scores: dict[str, float]
-    thresholds: Mapping[str, float]
-    passed: bool
-    error: str | None = None
-    turns: list[TurnResult] = field(default_factory=list)
-    session_id: str = ""
-    seconds: float = 0.0
-    traceback: str | None = None
-
-    def to_dict(self, eval_set_id: str) -> dict[str, Any]:
-        """google-adk's eval case result shape (``final_eval_status`` 1 passed, 2 failed)."""
-        return {
-            "eval_set_id": eval_set_id,
-            "eval_id": self.eval_id,
-            "final_eval_status": 1 if self.passed else 2,
-            "overall_eval_metric_results": [
-                {
-                    "metric_name": name,
-                    "threshold": threshold,
-                    "score": self.scores.get(name),
-                    "eval_status": 1 if self.scores.get(name, 0.0) >= threshold else 2,
-                }
-                for name, threshold in self.thresholds.items()
-            ],
-            "eval_metric_result_per_invocation": [_turn_dict(t) for t in self.turns],
-            "session_id": self.session_id,
-            "error": self.error,
-            "seconds": round(self.seconds, 3),
-        }
-
-
-@dataclass(frozen=True)
-class EvalResult:
-    """The results of one eval set: ``passed`` and one :class:`CaseResult` per case."""
-
-    eval_set_id: str
-    cases: list[CaseResult]
-    criteria: Mapping[str, float]
-
-    @property
-    def passed(self) -> bool:
-        """True when every case passed."""
-        return all(case.passed for case in self.cases)
-
-    def to_dict(self) -> dict[str, Any]:
-        """google-adk's eval set result shape, as written by ``adk-rx eval``."""
-        created = time.time()
-        return {
-            "eval_set_result_id": f"{self.eval_set_id}_{created:.0f}",
-            "eval_set_result_name": f"{self.eval_set_id}_{created:.0f}",
-            "eval_set_id": self.eval_set_id,
-            "eval_case_results": [case.to_dict(self.eval_set_id) for case in self.cases],
-            "creation_timestamp": created,
-        }
-
-
-def criteria_from_config(config: Mapping[str, Any] | None) -> dict[str, float]:
-    """Thresholds from google-adk's eval config (``{"criteria": {name: threshold}}``).
-
-    A threshold may be a number or ``{"threshold": number, ...}``. Metrics left out keep
-    their defaults only when ``criteria`` is missing altogether.
-
-    Raises:
-        ConfigurationError: an unknown metric or a threshold that is not a number.
-    """
-    if not config or "criteria" not in config:
-        return dict(DEFAULT_CRITERIA)
-    raw = config["criteria"]
-    if not isinstance(raw, Mapping):
-        raise ConfigurationError('eval config "criteria" must be an object of metric: threshold')
-    criteria: dict[str, float] = {}
-    for name, value in raw.items():
-        if name not in DEFAULT_CRITERIA:
-            raise ConfigurationError(
-                f"metric {name!r} is not supported (supported: {', '.join(DEFAULT_CRITERIA)})"
-            )
-        threshold = value.get("threshold") if isinstance(value, Mapping) else value
-        if not isinstance(threshold, int | float) or isinstance(threshold, bool):
-            raise ConfigurationError(f"the threshold of {name!r} must be a number, got {value!r}")
-        criteria[name] = float(threshold)
-    return criteria
+def final_status(outcomes: Sequence[MetricOutcome]) -> EvalStatus:
+    """FAILED when a metric failed or raised; PASSED when at least one passed; else
+    NOT_EVALUATED (google-adk's rule, with a raising metric counted as a failure)."""
+    status = EvalStatus.NOT_EVALUATED
+    for outcome in outcomes:
+        if outcome.error is not None or outcome.status is EvalStatus.FAILED:
+            return EvalStatus.FAILED
+        if outcome.status is EvalStatus.PASSED:
+            status = EvalStatus.PASSED
+    return status
 
 
 def evaluate(
     agent: BaseAgent,
     eval_set: EvalSet,
-    criteria: Mapping[str, float] | None = None,
+    criteria: Criteria | EvalConfig | None = None,
     *,
     concurrency: int = 4,
     case_timeout: float = 120.0,
     runner: Runner | None = None,
+    user_simulator_config: LlmBackedUserSimulatorConfig | None = None,
+    on_case: Callable[[CaseResult], None] | None = None,
 ) -> EvalResult:
     """Runs every case of ``eval_set`` against ``agent`` and scores it (blocking).
 
     Args:
         agent: the root agent.
         eval_set: the cases.
-        criteria: metric name -> threshold (default ``DEFAULT_CRITERIA``).
+        criteria: metric -> threshold, criterion object or criterion (google-adk's config
+            shapes), or an :class:`EvalConfig`; default ``DEFAULT_CRITERIA``.
         concurrency: how many cases run at once.
         case_timeout: seconds a case may take before it is cancelled and failed.
-        runner: run on this Runner (default: an in-memory one for ``agent``).
+        runner: run on this Runner (default: an in-memory one for ``agent``, which also
+            notes the agents' instructions and tools for the judges).
+        user_simulator_config: the simulated user of scenario cases (default: the config's,
+            else google-adk's defaults).
+        on_case: called with each case's result as it finishes (e.g. a progress bar).
+
+    Raises:
+        ConfigurationError: ``concurrency`` below 1, or criteria that do not parse.
     """
     if concurrency < 1:
         raise ConfigurationError(f"concurrency must be at least 1, got {concurrency}")
-    thresholds = dict(DEFAULT_CRITERIA if criteria is None else criteria)
-    run_on = runner or InMemoryRunner(agent=agent)
+    typed = as_criteria(criteria)
+    if user_simulator_config is None and isinstance(criteria, EvalConfig):
+        user_simulator_config = criteria.user_simulator_config
+    details = AppDetailsPlugin()
+    run_on = runner or InMemoryRunner(agent=agent, plugins=[details])
+    play = _CasePlay(run_on, typed, case_timeout, user_simulator_config, details)
     cases = list(enumerate(eval_set.eval_cases))
     results: list[tuple[int, CaseResult]] = (
         rx.from_iterable(cases)
         .pipe(
             ops.map(
-                lambda item: _run_case(run_on, item[1], thresholds, case_timeout).pipe(
-                    ops.map(lambda result, i=item[0]: (i, result))
+                lambda item: play.run(item[1]).pipe(
+                    ops.do_action(on_case or _ignore),
+                    ops.map(lambda result, i=item[0]: (i, result)),
                 )
             ),
             ops.merge(max_concurrent=concurrency),
@@ -193,125 +111,157 @@ def evaluate(
         .run()
     )
     ordered = [result for _, result in sorted(results, key=lambda pair: pair[0])]
-    return EvalResult(eval_set_id=eval_set.eval_set_id, cases=ordered, criteria=thresholds)
+    return EvalResult(eval_set_id=eval_set.eval_set_id, cases=ordered, criteria=typed)
 
 
-def _run_case(
-    runner: Runner, case: EvalCase, thresholds: Mapping[str, float], timeout: float
-) -> Observable[CaseResult]:
-    def start(_: Any) -> Observable[CaseResult]:
+def _ignore(_: Any) -> None:
+    return None
+
+
+class _CasePlay:
+    """How each case of one ``evaluate`` call runs and is scored."""
+
+    def __init__(
+        self,
+        runner: Runner,
+        criteria: Mapping[str, BaseCriterion],
+        timeout: float,
+        simulator: LlmBackedUserSimulatorConfig | None,
+        details: AppDetailsPlugin,
+    ) -> None:
+        self.runner = runner
+        self.criteria = criteria
+        self.timeout = timeout
+        self.simulator = simulator
+        self.details = details
+
+    def run(self, case: EvalCase) -> Observable[CaseResult]:
+        """The case's result (cold; never errors: a failure is a failed result)."""
+        return rx.defer(lambda _: self._start(case))
+
+    def _start(self, case: EvalCase) -> Observable[CaseResult]:
         started = time.perf_counter()
         user_id = case.session_input.user_id if case.session_input else "eval_user"
         state = dict(case.session_input.state) if case.session_input else {}
         session_id: list[str] = [""]
 
-        def turns(session: Any) -> Observable[list[list[Event]]]:
+        def play(session: Any) -> Observable[list[Event]]:
             session_id[0] = session.id
-            return rx.from_iterable(case.conversation).pipe(
-                ops.concat_map(
-                    lambda turn: runner.run_async(
-                        user_id=user_id, session_id=session.id, new_message=turn.user_content
-                    ).pipe(ops.filter(lambda e: not e.partial), ops.to_list())
-                ),
-                ops.to_list(),
-            )
-
-        def scored(runs: list[list[Event]]) -> CaseResult:
-            return _score(case, runs, thresholds, session_id[0], time.perf_counter() - started)
+            return play_case(self.runner, case, user_id, session.id, self.simulator)
 
         def failed(error: Exception, _: Any) -> Observable[CaseResult]:
             described = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
             return rx.just(
                 CaseResult(
                     eval_id=case.eval_id,
-                    scores={},
-                    thresholds=thresholds,
-                    passed=False,
+                    criteria=self.criteria,
+                    status=EvalStatus.FAILED,
                     error=described,
                     session_id=session_id[0],
+                    user_id=user_id,
                     seconds=time.perf_counter() - started,
                     traceback="".join(traceback.format_exception(error)),
                 )
             )
 
-        return runner.session_service.create_session(
-            app_name=runner.app_name, user_id=user_id, state=state
+        def finish(scored: tuple[list[EvalInvocation], list[MetricOutcome]]) -> CaseResult:
+            actual, outcomes = scored
+            return CaseResult(
+                eval_id=case.eval_id,
+                criteria=self.criteria,
+                status=final_status(outcomes),
+                outcomes=outcomes,
+                turns=_turns(actual, case.conversation, outcomes),
+                session_id=session_id[0],
+                user_id=user_id,
+                seconds=time.perf_counter() - started,
+            )
+
+        return self.runner.session_service.create_session(
+            app_name=self.runner.app_name, user_id=user_id, state=state
         ).pipe(
-            ops.flat_map(turns),
-            ops.map(scored),
+            ops.flat_map(play),
+            ops.map(lambda events: self._actual(case, events)),
+            ops.flat_map(lambda actual: self._score(case, actual)),
+            ops.map(finish),
             ops.timeout(
-                timeout,
-                rx.throw(TimeoutError(f"the case took longer than {timeout:g} s")),
+                self.timeout,
+                rx.throw(TimeoutError(f"the case took longer than {self.timeout:g} s")),
                 scheduler=timer_scheduler(),
             ),
             ops.catch(failed),
         )
 
-    return rx.defer(start)
+    def _actual(self, case: EvalCase, events: list[Event]) -> list[EvalInvocation]:
+        turns = invocations_from_events(events, recorded=False)
+        expected = case.conversation or []
+        actual = []
+        for index, turn in enumerate(turns):
+            # google-adk copies the case's and the expected turn's rubrics onto the actual turn
+            rubrics = [*(case.rubrics or [])]
+            if index < len(expected):
+                rubrics += expected[index].rubrics or []
+            actual.append(
+                EvalInvocation(
+                    invocation_id=turn.invocation_id,
+                    user_content=turn.user_content,
+                    final_response=turn.final_response,
+                    intermediate_data=turn.intermediate_data,
+                    creation_timestamp=turn.creation_timestamp,
+                    rubrics=rubrics or None,
+                    app_details=self.details.details_of(turn.invocation_id),
+                )
+            )
+        return actual
+
+    def _score(
+        self, case: EvalCase, actual: list[EvalInvocation]
+    ) -> Observable[tuple[list[EvalInvocation], list[MetricOutcome]]]:
+        scenario = case.conversation_scenario
+        expected = None if scenario is not None else (case.conversation or [])
+
+        def one(name: str, criterion: BaseCriterion) -> Observable[MetricOutcome]:
+            if scenario is not None and name in _NEEDS_EXPECTED:
+                return rx.just(MetricOutcome(name, criterion, note="needs expected turns"))
+            evaluator = evaluator_for(name, criterion)
+            return evaluator.evaluate_invocations(actual, expected, scenario).pipe(
+                ops.map(lambda result: MetricOutcome(name, criterion, result=result)),
+                ops.catch(
+                    lambda error, _: rx.just(
+                        MetricOutcome(name, criterion, error=f"{type(error).__name__}: {error}")
+                    )
+                ),
+            )
+
+        return rx.from_iterable(self.criteria.items()).pipe(
+            ops.concat_map(lambda item: one(*item)),
+            ops.to_list(),
+            ops.map(lambda outcomes: (actual, outcomes)),
+        )
 
 
-def _score(
-    case: EvalCase,
-    runs: list[list[Event]],
-    thresholds: Mapping[str, float],
-    session_id: str,
-    seconds: float,
-) -> CaseResult:
-    turns = [
-        _turn(expected, events) for expected, events in zip(case.conversation, runs, strict=True)
-    ]
-    scores: dict[str, float] = {}
-    if turns:
-        scores[TRAJECTORY] = sum(t.trajectory_match for t in turns) / len(turns)
-    responses = [t.response_score for t in turns if t.response_score is not None]
-    if responses:
-        scores[RESPONSE] = sum(responses) / len(responses)
-    passed = all(scores.get(name, 1.0) >= threshold for name, threshold in thresholds.items())
-    return CaseResult(
-        eval_id=case.eval_id,
-        scores=scores,
-        thresholds=thresholds,
-        passed=passed,
-        turns=turns,
-        session_id=session_id,
-        seconds=seconds,
-    )
-
-
-def _turn(expected: EvalInvocation, events: list[Event]) -> TurnResult:
-    calls = [c for e in events for c in e.get_function_calls() if c.name not in _INTERNAL_CALLS]
-    finals = [e.text() for e in events if e.author != "user" and e.is_final_response() and e.text()]
-    actual_text = finals[-1] if finals else ""
-    want = _text(expected.final_response)
-    want_calls = expected.expected_tool_uses()
-    return TurnResult(
-        user_text=_text(expected.user_content) or "",
-        expected_tool_uses=want_calls,
-        actual_tool_uses=calls,
-        expected_response=want,
-        actual_response=actual_text,
-        trajectory_match=trajectory_matches(calls, want_calls),
-        response_score=None if want is None else rouge1_f1(actual_text, want),
-    )
-
-
-def _text(content: types.Content | None) -> str | None:
-    if content is None or not content.parts:
-        return None
-    return "".join(p.text for p in content.parts if p.text and not p.thought)
-
-
-def _call_dict(call: types.FunctionCall) -> dict[str, Any]:
-    return {"name": call.name, "args": call.args or {}}
-
-
-def _turn_dict(turn: TurnResult) -> dict[str, Any]:
-    return {
-        "user_content": turn.user_text,
-        "expected_tool_uses": [_call_dict(c) for c in turn.expected_tool_uses],
-        "actual_tool_uses": [_call_dict(c) for c in turn.actual_tool_uses],
-        "expected_response": turn.expected_response,
-        "actual_response": turn.actual_response,
-        "trajectory_match": turn.trajectory_match,
-        "response_match_score": turn.response_score,
-    }
+def _turns(
+    actual: list[EvalInvocation],
+    expected: list[EvalInvocation] | None,
+    outcomes: list[MetricOutcome],
+) -> list[TurnResult]:
+    turns = []
+    for index, got in enumerate(actual):
+        want = expected[index] if expected and index < len(expected) else None
+        scores = {o.name: o.turn_score(index) for o in outcomes if o.result is not None}
+        trajectory = scores.get(TRAJECTORY)
+        turns.append(
+            TurnResult(
+                user_text=content_text(got.user_content) or "",
+                expected_tool_uses=tool_calls(want.intermediate_data) if want else [],
+                actual_tool_uses=tool_calls(got.intermediate_data),
+                expected_response=content_text(want.final_response) if want else None,
+                actual_response=content_text(got.final_response) or "",
+                trajectory_match=None if trajectory is None else trajectory == 1.0,
+                response_score=scores.get(RESPONSE),
+                scores=scores,
+                actual=got,
+                expected=want,
+            )
+        )
+    return turns

@@ -102,14 +102,14 @@ async def test_metrics_in_the_request_set_the_thresholds(
     )
     bad = await client.post(
         f"{dev}/eval_sets/m/run_eval",
-        json={"eval_metrics": [{"metric_name": "hallucinations_v1", "threshold": 0.5}]},
+        json={"eval_metrics": [{"metric_name": "safety_v1", "threshold": 0.5}]},
     )
 
     [result] = ran.json()
     assert [m["metric_name"] for m in result["overall_eval_metric_results"]] == [
         "response_match_score"
     ]
-    assert bad.status_code == 400 and "hallucinations_v1" in bad.json()["detail"]
+    assert bad.status_code == 400 and "safety_v1" in bad.json()["detail"]
 
 
 async def test_bad_ids_unknown_sets_other_users_and_duplicates_are_refused(

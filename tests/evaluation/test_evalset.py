@@ -25,7 +25,8 @@ def test_a_google_adk_eval_set_round_trips_with_its_unknown_fields(tmp_path: Pat
             ),
         )
     )
-    data["eval_cases"][0]["conversation"][0]["app_details"] = {"agent_details": {"desk": {}}}
+    desk = {"name": "desk", "instructions": "", "tool_declarations": []}
+    data["eval_cases"][0]["conversation"][0]["app_details"] = {"agent_details": {"desk": desk}}
     data["future_field"] = {"kept": True}
     source = tmp_path / "desk.evalset.json"
     source.write_text(json.dumps(data))
@@ -39,7 +40,7 @@ def test_a_google_adk_eval_set_round_trips_with_its_unknown_fields(tmp_path: Pat
     assert written["eval_cases"][0]["rubrics"] is None
     assert written["eval_cases"][0]["final_session_state"] == {}
     assert written["eval_cases"][0]["conversation"][0]["app_details"] == {
-        "agent_details": {"desk": {}}
+        "agent_details": {"desk": desk}
     }
     assert EvalSet.load(tmp_path / "copy.evalset.json") == eval_set
 

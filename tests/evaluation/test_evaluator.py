@@ -84,11 +84,18 @@ def test_thresholds_from_the_config_decide() -> None:
 
 
 def test_config_errors_name_the_metric() -> None:
-    with pytest.raises(ConfigurationError, match="final_response_match_v2"):
-        criteria_from_config({"criteria": {"final_response_match_v2": 0.5}})
-    with pytest.raises(ConfigurationError, match="must be a number"):
+    with pytest.raises(ConfigurationError, match="no_such_metric"):
+        criteria_from_config({"criteria": {"no_such_metric": 0.5}})
+    with pytest.raises(ConfigurationError, match=r"safety_v1.*Vertex AI"):
+        criteria_from_config({"criteria": {"safety_v1": 0.5}})
+    with pytest.raises(ConfigurationError, match="response_match_score"):
         criteria_from_config({"criteria": {"response_match_score": "high"}})
-    assert criteria_from_config(None) == {
+    with pytest.raises(ConfigurationError, match=r"tool_trajectory_avg_score.*match_type"):
+        criteria_from_config(
+            {"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": "SOME"}}}
+        )
+    defaults = criteria_from_config(None)
+    assert {name: c.threshold for name, c in defaults.items()} == {
         "tool_trajectory_avg_score": 1.0,
         "response_match_score": 0.8,
     }

@@ -16,7 +16,7 @@ import pydantic
 from pydantic.alias_generators import to_camel
 
 from adk_rx.errors import AdkRxError
-from adk_rx.evaluation import DEFAULT_CRITERIA, criteria_from_config
+from adk_rx.evaluation import DEFAULT_CRITERIA, BaseCriterion, criteria_from_config
 from adk_rx.evaluation.eval_store import check_eval_id
 
 from .errors import RequestRejectedError
@@ -70,10 +70,12 @@ class AddSessionBody(_Body):
 
 
 class EvalMetric(_Body):
-    """A metric and its threshold (the metric's default threshold when left out)."""
+    """A metric and its threshold (the metric's default threshold when left out), or its
+    criterion in google-adk's shape (``{"threshold": ..., "judge_model_options": ...}``)."""
 
     metric_name: str
     threshold: float | None = None
+    criterion: dict[str, Any] | None = None
 
 
 class RunEvalBody(_Body):
@@ -90,16 +92,19 @@ class RunEvalBody(_Body):
         """The named cases, in order, each once."""
         return list(dict.fromkeys([*self.eval_ids, *self.eval_case_ids]))
 
-    def criteria(self) -> dict[str, float] | None:
-        """metric -> threshold, or None for the defaults.
+    def criteria(self) -> dict[str, BaseCriterion] | None:
+        """metric -> criterion, or None for the defaults.
 
         Raises:
-            RequestRejectedError: a metric this evaluator does not have.
+            RequestRejectedError: a metric this evaluator does not have, or a criterion that
+                does not fit it.
         """
         if not self.eval_metrics:
             return None
         thresholds: dict[str, Any] = {
-            m.metric_name: m.threshold
+            m.metric_name: m.criterion
+            if m.criterion is not None
+            else m.threshold
             if m.threshold is not None
             else DEFAULT_CRITERIA.get(m.metric_name, 0.0)
             for m in self.eval_metrics
