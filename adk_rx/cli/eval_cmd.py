@@ -102,7 +102,7 @@ def eval_command(args: argparse.Namespace) -> int:
     results = []
     total = sum(len(eval_set.eval_cases) for _, eval_set in sets)
     with _progress(err, total) as advance:
-        for (file, eval_set), eval_config in zip(sets, configs, strict=True):
+        for (_, eval_set), eval_config in zip(sets, configs, strict=True):
             results.append(
                 evaluate(
                     agent,

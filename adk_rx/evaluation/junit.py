@@ -49,13 +49,12 @@ def junit_xml(results: Sequence[EvalResult]) -> str:
     root = ET.Element("testsuites", name="adk-rx eval")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for result in results:
+        ran = [c for c in result.cases if c.error is None]
         counts = {
             "tests": len(result.cases),
-            "failures": sum(c.error is None and c.status is EvalStatus.FAILED for c in result.cases),
-            "errors": sum(c.error is not None for c in result.cases),
-            "skipped": sum(
-                c.error is None and c.status is EvalStatus.NOT_EVALUATED for c in result.cases
-            ),
+            "failures": sum(c.status is EvalStatus.FAILED for c in ran),
+            "errors": len(result.cases) - len(ran),
+            "skipped": sum(c.status is EvalStatus.NOT_EVALUATED for c in ran),
         }
         seconds = sum(c.seconds for c in result.cases)
         suite = ET.SubElement(
