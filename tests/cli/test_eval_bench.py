@@ -21,11 +21,11 @@ def test_eval_on_the_example_passes_and_writes_results(tmp_path: Path) -> None:
     done = adk_rx(tmp_path, "eval", str(SUPPORT_DESK), str(EVALS), "--results-dir", str(tmp_path))
 
     assert done.returncode == 0, done.stderr
-    assert "2 of 2 cases passed" in done.stdout
+    assert "3 of 3 cases passed" in done.stdout
     [written] = tmp_path.glob("*.evalset_result.json")
     results = json.loads(written.read_text())
     assert results["eval_set_id"] == "support_desk"
-    assert [c["final_eval_status"] for c in results["eval_case_results"]] == [1, 1]
+    assert [c["final_eval_status"] for c in results["eval_case_results"]] == [1, 1, 1]
     metrics = results["eval_case_results"][0]["overall_eval_metric_results"]
     assert {m["metric_name"] for m in metrics} == {
         "tool_trajectory_avg_score",
@@ -49,7 +49,7 @@ def test_eval_exits_1_on_a_changed_expectation_and_shows_the_details(tmp_path: P
     )  # fmt: skip
 
     assert done.returncode == 1, done.stderr
-    assert "1 of 2 cases passed" in done.stdout
+    assert "2 of 3 cases passed" in done.stdout
     assert 'lookup_order({"order_id": "4321"})' in done.stdout
     assert 'lookup_order({"order_id": "1234"})' in done.stdout
     assert (tmp_path / "support_desk.evalset_result.json").is_file()
