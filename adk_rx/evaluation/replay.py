@@ -23,11 +23,12 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.evaluation.evalset import EvalCase
+from adk_rx.evaluation.intermediate import RUNTIME_REQUESTS
 from adk_rx.evaluation.simulation import LlmBackedUserSimulator, LlmBackedUserSimulatorConfig
 from adk_rx.events import Event
 from adk_rx.runner import Runner
 
-__all__ = ["answering_this_run", "play_case", "unanswered_calls"]
+__all__ = ["answering_this_run", "play_case", "unanswered_calls", "waiting_for"]
 
 
 def unanswered_calls(events: Sequence[Event]) -> list[types.FunctionCall]:
@@ -39,6 +40,17 @@ def unanswered_calls(events: Sequence[Event]) -> list[types.FunctionCall]:
         if event.author != "user"
         for call in event.get_function_calls()
         if call.id and call.id not in answered
+    ]
+
+
+def waiting_for(events: Sequence[Event]) -> list[types.FunctionCall]:
+    """The calls a session waits for the user to answer: approval and credential requests and
+    long-running calls without a response (a case made from it would not hold the answer)."""
+    waiting = {i for event in events for i in event.long_running_tool_ids or ()}
+    return [
+        call
+        for call in unanswered_calls(events)
+        if call.name in RUNTIME_REQUESTS or call.id in waiting
     ]
 
 

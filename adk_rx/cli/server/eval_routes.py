@@ -12,7 +12,9 @@ one 413).
   create one of the caller's (400 when the caller has it, 403 when the app ships it);
 * ``POST eval_sets/{id}/add_session`` (and ``eval-sets/{id}/add-session``) with
   ``{"eval_id", "session_id", "user_id"}`` turns one of the caller's stored sessions into a
-  case of one of the caller's sets;
+  case of one of the caller's sets; it answers ``{"eval_id", "warnings"}``, a warning for
+  each call the session still waits on (an approval, a credential, a long-running call): the
+  case holds no answer to it, so record the answer in the session and add it again;
 * ``GET eval_sets/{id}/evals``, ``GET|DELETE eval_sets/{id}/evals/{case}``;
 * ``POST eval_sets/{id}/run_eval`` with ``{"eval_ids": [...], "eval_metrics": [{"metric_name",
   "threshold"}]}`` runs cases (all when ``eval_ids`` is empty) and stores the result with the
@@ -26,6 +28,7 @@ import asyncio
 import json
 import time
 
+from google.genai import types
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -33,6 +36,7 @@ from starlette.routing import Route
 
 from adk_rx.errors import AdkRxError
 from adk_rx.evaluation import EvalCase, EvalSet, evaluate
+from adk_rx.evaluation.replay import waiting_for
 
 from .eval_bodies import AddSessionBody, CreateEvalSetBody, RunEvalBody, parse_body
 from .eval_scope import checked, eval_scope
@@ -82,7 +86,21 @@ async def add_session(request: Request) -> Response:
             raise HTTPException(400, str(exc)) from exc
     if updated is None:
         raise not_found(f"eval set {eval_set_id!r}")
-    return json_response(None)
+    warnings = [
+        f"the session still waits for an answer to {_asked(call)}: the case replays without "
+        "it; answer it in the session, then add the session again"
+        for call in waiting_for(session.events)
+    ]
+    return json_response({"eval_id": case.eval_id, "warnings": warnings})
+
+
+def _asked(call: types.FunctionCall) -> str:
+    if call.name == "adk_request_confirmation":
+        original = (call.args or {}).get("originalFunctionCall") or {}
+        return f"the approval of {original.get('name', 'a tool call')}"
+    if call.name == "adk_request_credential":
+        return "a credential request"
+    return f"the long-running call {call.name}"
 
 
 async def list_cases(request: Request) -> Response:
