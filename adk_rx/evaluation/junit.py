@@ -57,13 +57,9 @@ def junit_xml(results: Sequence[EvalResult]) -> str:
             "skipped": sum(c.status is EvalStatus.NOT_EVALUATED for c in ran),
         }
         seconds = sum(c.seconds for c in result.cases)
-        suite = ET.SubElement(
-            root,
-            "testsuite",
-            name=result.eval_set_id,
-            time=f"{seconds:.3f}",
-            **{key: str(value) for key, value in counts.items()},
-        )
+        attributes = {key: str(value) for key, value in counts.items()}
+        attributes.update(name=result.eval_set_id, time=f"{seconds:.3f}")
+        suite = ET.SubElement(root, "testsuite", attributes)
         for case in result.cases:
             _testcase(suite, result.eval_set_id, case)
         totals = {key: totals[key] + counts[key] for key in totals}

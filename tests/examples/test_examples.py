@@ -76,3 +76,9 @@ def test_asyncio_service_runs_requests_concurrently_and_cancels_one_by_timeout()
     assert "dee's request timed out: True" in out
     assert "dee's session ends with: CANCELLED" in out
     assert "most lookups running at once: 1\n" not in out  # the tools overlapped
+
+
+def test_the_offline_evaluation_example_passes_its_recorded_and_simulated_cases() -> None:
+    out = run(str(EXAMPLES / "evaluation_offline.py"))
+    assert "recorded cases: 3 of 3 passed" in out
+    assert "simulated case: passed" in out
