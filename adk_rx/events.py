@@ -26,7 +26,14 @@ from pydantic.alias_generators import to_camel
 
 from adk_rx.errors import ConfigurationError
 
-__all__ = ["Event", "EventActions", "EventCompaction", "ToolConfirmation", "new_event_id"]
+__all__ = [
+    "CONFIRMATION_FUNCTION",
+    "Event",
+    "EventActions",
+    "EventCompaction",
+    "ToolConfirmation",
+    "new_event_id",
+]
 
 
 class _EmptyMapping(Mapping[str, Any]):
@@ -89,6 +96,11 @@ class ToolConfirmation:
     hint: str = ""
     confirmed: bool = False
     payload: Any = None
+
+
+CONFIRMATION_FUNCTION = "adk_request_confirmation"
+"""The function call that asks the user to confirm a tool call (its answer is a
+:class:`ToolConfirmation` as the call's function response)."""
 
 
 @dataclass(frozen=True, slots=True)

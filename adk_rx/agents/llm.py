@@ -11,12 +11,13 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.agents.base import BaseAgent
+from adk_rx.agents.structured_output import structured_flow
 from adk_rx.callbacks import as_callback_list
 from adk_rx.context import InvocationContext
 from adk_rx.errors import ConfigurationError, InvalidAgentError
 from adk_rx.events import Event
 from adk_rx.flows.llm_loop import run_llm_flow
-from adk_rx.flows.output_schema import structured_flow, uses_response_tool
+from adk_rx.flows.output_schema import uses_response_tool
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.registry import LlmRegistry
 from adk_rx.tools.base import BaseTool
@@ -58,7 +59,7 @@ class LlmAgent(BaseAgent):
         sub_agents: agents this one may transfer to.
         output_key: save the agent's final text (or ``output_schema`` JSON value) in this state key.
         output_schema: a pydantic model (or any type pydantic's TypeAdapter takes) the final
-            answer must be JSON of; see :mod:`adk_rx.flows.output_schema`.
+            answer must be JSON of; see :mod:`adk_rx.agents.structured_output`.
         input_schema: a pydantic model for the arguments when used through AgentTool.
         include_contents: ``"default"`` (the history) or ``"none"`` (only the current turn).
         disallow_transfer_to_parent, disallow_transfer_to_peers: restrict transfers.

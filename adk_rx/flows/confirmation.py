@@ -17,8 +17,7 @@ from google.genai import types
 from reactivex import Observable
 
 from adk_rx.context import InvocationContext
-from adk_rx.events import ToolConfirmation
-from adk_rx.flows.contents import CONFIRMATION_FUNCTION
+from adk_rx.events import CONFIRMATION_FUNCTION, ToolConfirmation
 from adk_rx.flows.functions import handle_function_calls
 
 if TYPE_CHECKING:

@@ -19,13 +19,11 @@ import json
 
 from google.genai import types
 
-from adk_rx.events import Event
+from adk_rx.events import CONFIRMATION_FUNCTION, Event
 from adk_rx.flows.compacted import apply_compactions
 from adk_rx.sessions.session import Session
 
 __all__ = ["CONFIRMATION_FUNCTION", "build_contents", "is_in_branch"]
-
-CONFIRMATION_FUNCTION = "adk_request_confirmation"
 
 
 def is_in_branch(event_branch: str | None, branch: str | None) -> bool:

@@ -23,15 +23,19 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.context import InvocationContext, ToolContext
-from adk_rx.events import Event, EventActions, ToolConfirmation, new_call_id
-from adk_rx.flows.contents import CONFIRMATION_FUNCTION
+from adk_rx.events import (
+    CONFIRMATION_FUNCTION,
+    Event,
+    EventActions,
+    ToolConfirmation,
+    new_call_id,
+)
 from adk_rx.flows.tool_call import (
     NO_RESPONSE,
     Call,
     is_plain,
     run_call,
     run_call_now,
-    tool_result_dict,
 )
 from adk_rx.flows.tool_errors import TRACEBACKS_KEY
 from adk_rx.flows.tool_progress import connect_progress, with_progress
@@ -44,7 +48,7 @@ if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["call_events_now", "handle_function_calls", "tool_result_dict"]
+__all__ = ["call_events_now", "handle_function_calls"]
 
 
 def handle_function_calls(

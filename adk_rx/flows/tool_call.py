@@ -24,28 +24,20 @@ from adk_rx.flows.tool_errors import error_text, format_tool_error, log_tool_err
 from adk_rx.rx import sync
 from adk_rx.rx.first_or_recover import first_or_recover
 from adk_rx.rx.sync import just as rx_just
+from adk_rx.tools.base import tool_result_dict
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.telemetry.spans import ToolSpan
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["NO_RESPONSE", "Call", "is_plain", "run_call", "run_call_now", "tool_result_dict"]
+__all__ = ["NO_RESPONSE", "Call", "is_plain", "run_call", "run_call_now"]
 
 NO_RESPONSE = object()  # a long-running tool that has no result yet
 
 
 class _ToolTimeout(Exception):
     """RunConfig.tool_timeout expired for one call."""
-
-
-def tool_result_dict(value: Any) -> dict[str, Any]:
-    """A tool's return value as the dict the model sees (non-dicts become ``{"result": v}``)."""
-    if value is None:
-        return {}
-    if isinstance(value, dict):
-        return value
-    return {"result": value}
 
 
 def _jsonable(tool: BaseTool, value: Any) -> Any:

@@ -14,8 +14,7 @@ from reactivex import operators as ops
 from adk_rx.agents.base import BaseAgent
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
-from adk_rx.flows.tool_call import tool_result_dict
-from adk_rx.tools.base import BaseTool
+from adk_rx.tools.base import BaseTool, tool_result_dict
 from adk_rx.tools.child_confirmation import (
     answer_message,
     pending_request,
@@ -23,6 +22,7 @@ from adk_rx.tools.child_confirmation import (
     surface,
 )
 from adk_rx.tools.forwarding_artifacts import ForwardingArtifactService
+from adk_rx.tools.output_schema import validate_output
 from adk_rx.usage import TokenUsage, usage_metadata
 
 if TYPE_CHECKING:
@@ -185,8 +185,6 @@ class AgentTool(BaseTool):
         value = last.text()
         output_schema = getattr(self.agent, "output_schema", None)
         if output_schema is not None:
-            from adk_rx.flows.output_schema import validate_output
-
             try:
                 return tool_result_dict(validate_output(output_schema, value))
             except ValidationError:

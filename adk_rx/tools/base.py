@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from adk_rx.context import ToolContext
     from adk_rx.models.llm_request import LlmRequest
 
-__all__ = ["BaseTool", "check_tool_name"]
+__all__ = ["BaseTool", "check_tool_name", "tool_result_dict"]
 
 _TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]{0,63}$")
 
@@ -29,6 +29,15 @@ def check_tool_name(name: str) -> str:
             "'_', '.' or '-' (at most 64 characters)"
         )
     return name
+
+
+def tool_result_dict(value: Any) -> dict[str, Any]:
+    """A tool's return value as the dict the model sees (non-dicts become ``{"result": v}``)."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    return {"result": value}
 
 
 class BaseTool(ABC):

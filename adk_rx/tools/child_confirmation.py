@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_rx.events import Event
-from adk_rx.flows.contents import CONFIRMATION_FUNCTION
+from adk_rx.events import CONFIRMATION_FUNCTION, Event
 
 if TYPE_CHECKING:
     from adk_rx.context import ToolContext
