@@ -4,6 +4,7 @@ Every agent returns a cold ``Observable[Event]``; a :class:`Runner` subscribes t
 persists each event and re-emits it. See the README for the model in one page.
 """
 
+from adk_rx.agent_tool import AgentTool
 from adk_rx.agents import BaseAgent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from adk_rx.apps import App, EventsCompactionConfig, ResumabilityConfig
 from adk_rx.artifacts.file import FileArtifactService
@@ -56,7 +57,7 @@ from adk_rx.runner import InMemoryRunner, Runner
 from adk_rx.sessions import GetSessionConfig, InMemorySessionService, Session
 from adk_rx.sessions.sql import SqlSessionService
 from adk_rx.state import State
-from adk_rx.tools import AgentTool, BaseTool, FunctionTool, LongRunningFunctionTool
+from adk_rx.tools import BaseTool, FunctionTool, LongRunningFunctionTool
 from adk_rx.tools.toolset import BaseToolset
 
 __all__ = [

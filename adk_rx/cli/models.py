@@ -19,13 +19,13 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from adk_rx.agent_tool import AgentTool
 from adk_rx.agents.base import BaseAgent
 from adk_rx.agents.llm import LlmAgent
 from adk_rx.errors import ConfigurationError
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.recording import ReplayLlm
 from adk_rx.models.registry import LlmRegistry
-from adk_rx.tools.agent_tool import AgentTool
 
 __all__ = ["MODEL_ENV", "check_override", "override_model"]
 

@@ -42,6 +42,7 @@ from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.runner.gates import SessionGates
 from adk_rx.runner.invocation import Invocation
 from adk_rx.runner.shutdown import RunTracker
+from adk_rx.runner.toolsets import close_toolsets
 from adk_rx.rx.awaitable import AwaitableObservable
 from adk_rx.rx.top_level import StartAware
 from adk_rx.sessions.base import BaseSessionService
@@ -385,8 +386,6 @@ class Runner:
 
     def close_toolsets(self) -> None:
         """Closes every toolset of the agent tree (MCP sessions and their processes)."""
-        from adk_rx.tools.toolset import close_toolsets
-
         close_toolsets(self.agent)
 
 

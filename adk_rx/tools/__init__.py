@@ -1,6 +1,9 @@
-"""Tools: the seam, function tools, agent tools and the built-in tool instances."""
+"""Tools: the seam, function tools and the built-in tool instances.
 
-from adk_rx.tools.agent_tool import AgentTool
+An agent used as a tool (:class:`~adk_rx.agent_tool.AgentTool`) runs a child Runner, so it
+lives above the runner, in :mod:`adk_rx.agent_tool`.
+"""
+
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.builtins import exit_loop, transfer_to_agent
 from adk_rx.tools.function import (
@@ -15,7 +18,6 @@ from adk_rx.tools.load_memory import load_memory
 from adk_rx.tools.long_running import LongRunningFunctionTool
 
 __all__ = [
-    "AgentTool",
     "BaseTool",
     "FunctionTool",
     "LongRunningFunctionTool",

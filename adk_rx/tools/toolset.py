@@ -23,22 +23,21 @@ import reactivex as rx
 from reactivex import Observable
 from reactivex import operators as ops
 
+from adk_rx.context import ReadonlyContext
 from adk_rx.rx import from_async
 from adk_rx.rx.sync import just
 from adk_rx.tools.base import BaseTool, check_tool_name
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
-    from adk_rx.context import InvocationContext, ReadonlyContext, ToolContext
+    from adk_rx.context import InvocationContext, ToolContext
     from adk_rx.models.llm_request import LlmRequest
 
 __all__ = [
     "BaseToolset",
     "ToolFilter",
     "ToolsResult",
-    "close_toolsets",
     "toolset_tools",
-    "toolsets_of",
 ]
 
 ToolFilter = Sequence[str] | Callable[[BaseTool, "ReadonlyContext"], bool]
@@ -133,8 +132,6 @@ class BaseToolset(ABC):
 
 def toolset_tools(agent: LlmAgent, ctx: InvocationContext) -> Observable[list[BaseTool]]:
     """A cold Single of the tools of every toolset of ``agent``, in order, for this step."""
-    from adk_rx.context import ReadonlyContext
-
     readonly = ReadonlyContext(ctx)
     return rx.concat(*(ts.resolve_tools(readonly) for ts in agent.toolsets)).pipe(
         ops.to_list(), ops.map(lambda lists: [tool for found in lists for tool in found])
@@ -179,57 +176,3 @@ class _Renamed(BaseTool):
         """Declares the tool under its prefixed name."""
         llm_request.append_tools([self])
         return None
-
-
-# Closes scheduled on a running loop; kept referenced until they finish.
-_closing: set[Any] = set()
-
-
-def toolsets_of(agent: Any) -> list[BaseToolset]:
-    """Every toolset of an agent tree (agents used through AgentTool included), once each."""
-    from adk_rx.tools.agent_tool import AgentTool
-
-    found: dict[int, BaseToolset] = {}
-    seen: set[int] = set()
-    pending = [agent]
-    while pending:
-        node = pending.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        for toolset in getattr(node, "toolsets", ()):
-            found.setdefault(id(toolset), toolset)
-        pending.extend(t.agent for t in getattr(node, "tools", ()) if isinstance(t, AgentTool))
-        pending.extend(node.sub_agents)
-    return list(found.values())
-
-
-def close_toolsets(agent: Any, timeout: float = 10.0) -> None:
-    """Closes every toolset of the tree; waits for each close unless called on its loop.
-
-    A close that fails is reported as a warning: closing the others goes on.
-    """
-    import asyncio
-    import warnings
-
-    for toolset in toolsets_of(agent):
-        try:
-            result = toolset.close()
-            if isinstance(result, Observable):
-                result.pipe(ops.ignore_elements(), ops.timeout(timeout)).run()
-            elif inspect.isawaitable(result):
-                awaitable = result
-
-                async def wait(awaitable: Any = awaitable) -> Any:
-                    return await awaitable
-
-                try:
-                    asyncio.get_running_loop()
-                except RuntimeError:
-                    from_async(wait).pipe(ops.timeout(timeout)).run()
-                else:  # on a running loop: waiting here would stall it
-                    task = asyncio.ensure_future(wait())
-                    _closing.add(task)
-                    task.add_done_callback(_closing.discard)
-        except Exception as exc:
-            warnings.warn(f"closing {toolset!r} failed: {exc}", RuntimeWarning, stacklevel=2)

@@ -23,9 +23,9 @@ from adk_rx import (
     RunConfig,
     ToolContext,
 )
+from adk_rx.agent_tool.child_confirmation import WAITING
 from adk_rx.models import LlmResponse
 from adk_rx.testing import ScriptedLlm, simplify_events
-from adk_rx.tools.child_confirmation import WAITING
 from tests.tool_harness import SESSION, USER, Harness, call, calls, responses_in, user_response
 
 CONFIRMATION = "adk_request_confirmation"

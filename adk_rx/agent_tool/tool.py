@@ -1,4 +1,4 @@
-"""AgentTool: another agent, called like a function."""
+"""The AgentTool class: runs its agent as a child run and answers with its final text."""
 
 from __future__ import annotations
 
@@ -11,31 +11,31 @@ from pydantic import ValidationError
 from reactivex import Observable
 from reactivex import operators as ops
 
-from adk_rx.agents.base import BaseAgent
-from adk_rx.errors import ConfigurationError
-from adk_rx.events import Event
-from adk_rx.tools.base import BaseTool, tool_result_dict
-from adk_rx.tools.child_confirmation import (
+from adk_rx.agent_tool.child_confirmation import (
     answer_message,
     pending_request,
     stored_child_run,
     surface,
 )
-from adk_rx.tools.forwarding_artifacts import ForwardingArtifactService
+from adk_rx.agent_tool.forwarding_artifacts import ForwardingArtifactService
+from adk_rx.agents.base import BaseAgent
+from adk_rx.agents.llm import LlmAgent
+from adk_rx.errors import ConfigurationError
+from adk_rx.events import Event
+from adk_rx.runner import Runner
+from adk_rx.sessions.in_memory import InMemorySessionService
+from adk_rx.tools.base import BaseTool, tool_result_dict
 from adk_rx.tools.output_schema import validate_output
 from adk_rx.usage import TokenUsage, usage_metadata
 
 if TYPE_CHECKING:
     from adk_rx.context import ToolContext
-    from adk_rx.runner import Runner
     from adk_rx.sessions import Session
 
 __all__ = ["AgentTool"]
 
 
 def _input_schema(agent: BaseAgent) -> Any:
-    from adk_rx.agents.llm import LlmAgent
-
     node: BaseAgent | None = agent
     while node is not None:
         if isinstance(node, LlmAgent):
@@ -100,9 +100,6 @@ class AgentTool(BaseTool):
         return rx.defer(lambda _: self._child_run(text, tool_context))
 
     def _child_runner(self, tool_context: ToolContext) -> Runner:
-        from adk_rx.runner import Runner
-        from adk_rx.sessions.in_memory import InMemorySessionService
-
         caller = tool_context.invocation_context
         plugins = caller.plugin_manager
         runner = Runner(
