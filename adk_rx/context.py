@@ -31,11 +31,11 @@ if TYPE_CHECKING:
     from reactivex.abc import SchedulerBase
 
     from adk_rx.agents.base import BaseAgent
-    from adk_rx.agents.resumption import ResumeLog
     from adk_rx.artifacts.base import BaseArtifactService
     from adk_rx.live.queue import LiveRequestQueue
     from adk_rx.memory.base import BaseMemoryService, SearchMemoryResponse
     from adk_rx.plugins import PluginManager
+    from adk_rx.resumability.log import ResumeLog
     from adk_rx.sessions.base import BaseSessionService
     from adk_rx.sessions.session import Session
     from adk_rx.telemetry.spans import TraceScope

@@ -21,6 +21,7 @@ from adk_rx.callbacks import as_callback_list, callback_chain, has_callbacks
 from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.errors import CallbackError, InvalidAgentError
 from adk_rx.events import Event
+from adk_rx.resumability.progress import with_end_of_agent
 from adk_rx.rx import sync
 
 if TYPE_CHECKING:
@@ -160,8 +161,6 @@ class BaseAgent:
 
     def _run_resumable(self, ctx: InvocationContext) -> Observable[Event]:
         """A resumable app's run: skipped when it had finished, else ends with end_of_agent."""
-        from adk_rx.agents.resumption import with_end_of_agent
-
         if ctx.resume is not None and ctx.resume.take_ended(self.name):
             return sync.empty()
         return with_end_of_agent(self, ctx, self._run_with_callbacks(ctx))

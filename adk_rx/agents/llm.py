@@ -20,6 +20,7 @@ from adk_rx.flows.llm_loop import run_llm_flow
 from adk_rx.flows.output_schema import uses_response_tool
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.registry import LlmRegistry
+from adk_rx.resumability.llm_flow import resume_llm_flow
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.builtins import transfer_to_agent
 from adk_rx.tools.function import as_tool
@@ -222,8 +223,6 @@ class LlmAgent(BaseAgent):
             return structured_flow(self, ctx)
         flow = None
         if ctx.resume is not None:
-            from adk_rx.flows.resume import resume_llm_flow
-
             flow = resume_llm_flow(self, ctx)
         if flow is None:
             flow = run_llm_flow(self, ctx)

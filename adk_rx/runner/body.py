@@ -13,7 +13,7 @@ from adk_rx.context import InvocationContext
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.live.flow import run_live_agent
-from adk_rx.runner.resume import resume_from_log
+from adk_rx.resumability.invocation import resume_from_log
 from adk_rx.runner.routing import agent_to_run
 from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx.concat_map_direct import concat_map_direct

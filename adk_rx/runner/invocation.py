@@ -27,12 +27,12 @@ from adk_rx.errors import (
 )
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.flows.open_calls import check_answers
+from adk_rx.resumability.invocation import resumed_user_content
 from adk_rx.run_config import RunConfig
 from adk_rx.runner.body import agent_events, reply_instead
 from adk_rx.runner.dangling import dangling_calls, interrupted_answers
 from adk_rx.runner.gates import Gate, SessionGates, SessionKey
 from adk_rx.runner.opening import invocation_context, user_message_hooks
-from adk_rx.runner.resume import resumed_user_content
 from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx import sync
 from adk_rx.rx.schedulers import timer_scheduler

@@ -12,8 +12,8 @@ from reactivex import operators as ops
 from adk_rx.context import InvocationContext
 from adk_rx.events import Event
 from adk_rx.plugins import PluginManager
+from adk_rx.resumability.stored import StoredEvents
 from adk_rx.runner.records import OpenCalls, PendingAppend
-from adk_rx.runner.stored import StoredEvents
 from adk_rx.rx import sync
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session

@@ -1,6 +1,6 @@
 """A resumable app for the crash tests; run as a module it is the worker that gets killed.
 
-``python -m tests.agents.crash_app DB_URL LOG`` starts one invocation of the app on a new
+``python -m tests.resumability.crash_app DB_URL LOG`` starts one invocation of the app on a new
 session ``s`` of user ``u`` and blocks inside the ``charge`` tool until it is killed. Every
 model call and tool execution appends a line to LOG, so the test can count them across
 both processes.

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from google.genai import types
 
-from adk_rx.agents.base import BaseAgent
-from adk_rx.agents.resumption import ResumeLog
 from adk_rx.context import InvocationContext
 from adk_rx.errors import InvocationNotFoundError
+from adk_rx.resumability.log import ResumeLog
 from adk_rx.sessions.session import Session
+
+if TYPE_CHECKING:
+    from adk_rx.agents.base import BaseAgent
 
 __all__ = ["resume_from_log", "resumed_user_content"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from adk_rx import Runner, SqlSessionService
 from adk_rx.testing import simplify_events
-from tests.agents.crash_app import build
+from tests.resumability.crash_app import build
 from tests.sessions.postgres import scratch_schema
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 def _kill_mid_tool(url: str, log: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO), ADK_RX_ALLOW_REAL_MODEL_CALLS="0")
     worker = subprocess.Popen(
-        [sys.executable, "-m", "tests.agents.crash_app", url, str(log)],
+        [sys.executable, "-m", "tests.resumability.crash_app", url, str(log)],
         cwd=REPO,
         env=env,
         stdin=subprocess.DEVNULL,

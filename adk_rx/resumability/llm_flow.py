@@ -1,6 +1,6 @@
 """Continuing an LlmAgent where a stopped invocation left it.
 
-The agent's events stored in its unfinished run (from :class:`~adk_rx.agents.resumption.ResumeLog`)
+The agent's events stored in its unfinished run (from :class:`~adk_rx.resumability.log.ResumeLog`)
 decide what happens first; then the ordinary step loop goes on:
 
 * no events: the agent had not started; it runs as usual;
@@ -30,6 +30,7 @@ from reactivex import operators as ops
 from adk_rx.context import InvocationContext
 from adk_rx.events import Event
 from adk_rx.flows.functions import handle_function_calls
+from adk_rx.flows.llm_loop import run_llm_flow
 from adk_rx.rx import sync
 
 if TYPE_CHECKING:
@@ -66,8 +67,6 @@ def interrupted_event(
 
 def resume_llm_flow(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event] | None:
     """The resumed run of ``agent``, or None when it simply runs as usual."""
-    from adk_rx.flows.llm_loop import run_llm_flow
-
     log = ctx.resume
     if log is None:
         return None
