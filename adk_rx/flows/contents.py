@@ -19,8 +19,8 @@ import json
 
 from google.genai import types
 
+from adk_rx.compaction.contents import apply_compactions
 from adk_rx.events import CONFIRMATION_FUNCTION, Event
-from adk_rx.flows.compacted import apply_compactions
 from adk_rx.sessions.session import Session
 
 __all__ = ["CONFIRMATION_FUNCTION", "build_contents", "is_in_branch"]

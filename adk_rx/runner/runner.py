@@ -33,7 +33,8 @@ from reactivex.disposable import Disposable
 from adk_rx.agents.base import BaseAgent
 from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
-from adk_rx.compaction import BaseEventSummarizer, default_summarizer
+from adk_rx.compaction import BaseEventSummarizer
+from adk_rx.compaction.default import default_summarizer
 from adk_rx.errors import ConfigurationError, RunnerClosedError
 from adk_rx.events import Event
 from adk_rx.memory.base import BaseMemoryService

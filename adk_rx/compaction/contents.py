@@ -1,4 +1,4 @@
-"""Model contents with compacted ranges replaced by their summaries.
+"""Model requests read a compacted session: summaries stand in for the ranges they cover.
 
 A compaction event covers the events whose timestamps lie in ``[start_timestamp,
 end_timestamp]``. A compaction whose range lies inside a later one's is superseded (the later
