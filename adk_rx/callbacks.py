@@ -20,6 +20,7 @@ from reactivex import operators as ops
 
 from adk_rx.errors import AdkRxError, CallbackError, ConfigurationError, StateValueError
 from adk_rx.rx import sync
+from adk_rx.rx.bridges import from_async
 
 if TYPE_CHECKING:
     from adk_rx.plugins import PluginManager
@@ -72,8 +73,6 @@ def lift_result(result: Any) -> Observable[Any] | None:
     if isinstance(result, Observable):
         return result.pipe(ops.take(1))
     if inspect.isawaitable(result):
-        from adk_rx.rx.bridges import from_async
-
         awaitable = result
 
         async def wait() -> Any:

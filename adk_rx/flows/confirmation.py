@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 from reactivex import Observable
+from reactivex import operators as ops
 
 from adk_rx.context import InvocationContext
 from adk_rx.events import CONFIRMATION_FUNCTION, ToolConfirmation
 from adk_rx.flows.functions import handle_function_calls
+from adk_rx.tools.toolset import toolset_tools
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
@@ -75,9 +77,6 @@ def resume_confirmations(agent: LlmAgent, ctx: InvocationContext) -> Observable[
     tools = agent.tools_by_name(ctx)
     if not agent.toolsets:
         return handle_function_calls(agent, ctx, originals, tools, confirmations)
-    from reactivex import operators as ops
-
-    from adk_rx.tools.toolset import toolset_tools
 
     def resume(found: list[BaseTool]) -> Observable[Any]:
         every = {**tools, **{tool.name: tool for tool in found}}

@@ -43,6 +43,7 @@ from adk_rx.run_config import ToolExecutionMode
 from adk_rx.rx.bridges import from_blocking
 from adk_rx.rx.concat_map_direct import concat_map_direct
 from adk_rx.rx.sync import items as rx_items
+from adk_rx.usage import TokenUsage, usage_metadata
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
@@ -192,8 +193,6 @@ def _child_usage(items: list[Call]) -> types.GenerateContentResponseUsageMetadat
         return None
     if len(spent) == 1:
         return spent[0]
-    from adk_rx.usage import TokenUsage, usage_metadata
-
     total = TokenUsage()
     for metadata in spent:
         total += TokenUsage.of(metadata)

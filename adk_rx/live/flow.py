@@ -29,6 +29,7 @@ from google.genai import types
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
 
+from adk_rx.agents.llm import LlmAgent
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.flows.functions import handle_function_calls
@@ -43,7 +44,6 @@ from adk_rx.models.llm_response import LlmResponse
 
 if TYPE_CHECKING:
     from adk_rx.agents.base import BaseAgent
-    from adk_rx.agents.llm import LlmAgent
     from adk_rx.context import InvocationContext
 
 __all__ = ["run_live_agent"]
@@ -51,8 +51,6 @@ __all__ = ["run_live_agent"]
 
 def run_live_agent(agent: BaseAgent, ctx: InvocationContext) -> Observable[Event]:
     """The live events of ``agent`` (an LlmAgent) fed by ``ctx.live_request_queue``; cold."""
-    from adk_rx.agents.llm import LlmAgent
-
     queue = ctx.live_request_queue
     if queue is None:
         raise ConfigurationError("run_live needs a LiveRequestQueue")
@@ -232,8 +230,6 @@ class _LiveSession:
         )
 
     def _transfer(self, agent: LlmAgent, target_name: str) -> None:
-        from adk_rx.agents.llm import LlmAgent
-
         target = agent.root_agent.find_agent(target_name)
         if not isinstance(target, LlmAgent):
             self._fail(ConfigurationError(f"cannot transfer a live session to {target_name!r}"))

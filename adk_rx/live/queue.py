@@ -38,6 +38,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
 from adk_rx.errors import ConfigurationError
+from adk_rx.rx.schedulers import io_scheduler
 
 __all__ = ["LiveRequest", "LiveRequestQueue"]
 
@@ -240,8 +241,6 @@ class LiveRequestQueue:
         return Observable(subscribe)
 
     def _schedule_drain(self) -> None:
-        from adk_rx.rx.schedulers import io_scheduler
-
         (self._scheduler or io_scheduler()).schedule(lambda *_: self._drain())
 
     def _drain(self) -> None:

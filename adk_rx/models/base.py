@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from reactivex import Observable
 
+from adk_rx.errors import ConfigurationError
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 
@@ -63,8 +64,6 @@ class BaseLlm(ABC):
         Raises:
             ConfigurationError: this model has no live connection.
         """
-        from adk_rx.errors import ConfigurationError
-
         raise ConfigurationError(
             f"model {self.model!r} ({type(self).__name__}) has no live connection; run_live "
             "needs a model that implements connect() (GeminiLlm, ScriptedLiveLlm)"

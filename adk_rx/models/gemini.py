@@ -27,6 +27,7 @@ from reactivex import Observable, abc
 from adk_rx.errors import AdkRxError, MissingCredentialsError, ModelError
 from adk_rx.models.aggregation import StreamAggregator, ensure_function_call_ids, finish_error
 from adk_rx.models.base import BaseLlm
+from adk_rx.models.gemini_live import GeminiLiveConnection
 from adk_rx.models.live import BaseLlmConnection
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
@@ -99,8 +100,6 @@ class GeminiLlm(BaseLlm):
         Raises:
             MissingCredentialsError: no API key (and no client or Vertex AI settings).
         """
-        from adk_rx.models.gemini_live import GeminiLiveConnection
-
         return GeminiLiveConnection(self._get_client(), self.model, llm_request)
 
     # -- the client --------------------------------------------------------------------

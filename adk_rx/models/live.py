@@ -20,6 +20,7 @@ from google.genai import types
 from reactivex import Observable
 
 from adk_rx.models.llm_response import LlmResponse
+from adk_rx.rx import sync
 
 __all__ = ["BaseLlmConnection"]
 
@@ -41,14 +42,10 @@ class BaseLlmConnection(ABC):
 
     def send_activity_start(self) -> Observable[None]:
         """Tells the model the user started speaking (manual activity detection)."""
-        from adk_rx.rx import sync
-
         return sync.empty()
 
     def send_activity_end(self) -> Observable[None]:
         """Tells the model the user stopped speaking."""
-        from adk_rx.rx import sync
-
         return sync.empty()
 
     @abstractmethod

@@ -10,6 +10,8 @@ from typing import Any, ClassVar
 
 from adk_rx.errors import UnknownModelError
 from adk_rx.models.base import BaseLlm
+from adk_rx.models.gemini import GeminiLlm
+from adk_rx.models.openai_compat import OpenAiCompatibleLlm
 
 __all__ = ["LlmRegistry"]
 
@@ -101,14 +103,10 @@ def _did_you_mean(name: str, patterns: list[re.Pattern[str]]) -> str:
 
 
 def _gemini(name: str) -> BaseLlm:
-    from adk_rx.models.gemini import GeminiLlm
-
     return GeminiLlm(model=name)
 
 
 def _openai(name: str) -> BaseLlm:
-    from adk_rx.models.openai_compat import OpenAiCompatibleLlm
-
     return OpenAiCompatibleLlm(model=name.removeprefix("openai/"))
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 import reactivex as rx
 from google.genai import types
@@ -33,11 +33,14 @@ from reactivex.disposable import Disposable
 from adk_rx.agents.base import BaseAgent
 from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
+from adk_rx.artifacts.in_memory import InMemoryArtifactService
 from adk_rx.compaction import BaseEventSummarizer
 from adk_rx.compaction.default import default_summarizer
 from adk_rx.errors import ConfigurationError, RunnerClosedError
 from adk_rx.events import Event
+from adk_rx.live.queue import LiveRequestQueue
 from adk_rx.memory.base import BaseMemoryService
+from adk_rx.memory.in_memory import InMemoryMemoryService
 from adk_rx.plugins import BasePlugin, PluginManager
 from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.runner.gates import SessionGates
@@ -45,13 +48,12 @@ from adk_rx.runner.invocation import Invocation
 from adk_rx.runner.shutdown import RunTracker
 from adk_rx.runner.toolsets import close_toolsets
 from adk_rx.rx.awaitable import AwaitableObservable
+from adk_rx.rx.bridges import to_async_iterable, to_iterable
 from adk_rx.rx.top_level import StartAware
 from adk_rx.sessions.base import BaseSessionService
+from adk_rx.sessions.in_memory import InMemorySessionService
 from adk_rx.state import check_state_delta
 from adk_rx.telemetry import Telemetry
-
-if TYPE_CHECKING:
-    from adk_rx.live.queue import LiveRequestQueue
 
 __all__ = ["InMemoryRunner", "Runner"]
 
@@ -242,8 +244,6 @@ class Runner:
 
         Raises (at call time) ConfigurationError for malformed arguments.
         """
-        from adk_rx.live.queue import LiveRequestQueue
-
         if not isinstance(user_id, str) or not user_id:
             raise ConfigurationError(f"user_id must be a non-empty string, got {user_id!r}")
         if not isinstance(session_id, str) or not session_id:
@@ -275,8 +275,6 @@ class Runner:
         invocation_id: str | None = None,
     ) -> Iterator[Event]:
         """Runs one invocation as a blocking iterator (bounded; leaving early cancels)."""
-        from adk_rx.rx.bridges import to_iterable
-
         return iter(
             to_iterable(
                 self.run_async(
@@ -303,8 +301,6 @@ class Runner:
         invocation_id: str | None = None,
     ) -> AsyncIterator[Event]:
         """Runs one invocation as an async iterator (bounded; leaving early cancels)."""
-        from adk_rx.rx.bridges import to_async_iterable
-
         return to_async_iterable(
             self.run_async(
                 user_id=user_id,
@@ -409,10 +405,6 @@ class InMemoryRunner(Runner):
         app: App | None = None,
         **kwargs: Any,
     ) -> None:
-        from adk_rx.artifacts.in_memory import InMemoryArtifactService
-        from adk_rx.memory.in_memory import InMemoryMemoryService
-        from adk_rx.sessions.in_memory import InMemorySessionService
-
         if app is None and app_name is None and isinstance(agent, BaseAgent):
             app_name = agent.name
         super().__init__(
