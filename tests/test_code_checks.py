@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+
+from tests.import_graph import cycles, runtime_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -35,3 +38,141 @@ def test_code_is_formatted_as_ruff_formats_it() -> None:
 def test_basedpyright_finds_no_type_error_in_the_package() -> None:
     result = _run(str(BIN / "basedpyright"), "adk_rx")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# -- architecture (ARCHITECTURE contract 12; docs/architecture.md draws the same layers) -------
+
+PACKAGE = ROOT / "adk_rx"
+
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    # The one error tree: every layer raises it, rx included.
+    ("errors", ("adk_rx.errors",)),
+    # The reactive engine (rx/_engine) and the operators users may call (rx/).
+    ("rx", ("adk_rx.rx",)),
+    # Immutable values: what a run produces and is configured with.
+    ("values", ("adk_rx.events", "adk_rx.state", "adk_rx.run_config")),
+    # The seams and what they are called with: stores, models, tools, the contexts callbacks
+    # and tools see, callbacks and plugins, token usage, telemetry; the parts of compaction the
+    # flows read (summaries in requests) and the Runner calls.
+    (
+        "services",
+        (
+            "adk_rx.sessions",
+            "adk_rx.artifacts",
+            "adk_rx.memory",
+            "adk_rx.models",
+            "adk_rx.tools",
+            "adk_rx.context",
+            "adk_rx.callbacks",
+            "adk_rx.callback_types",
+            "adk_rx.plugins",
+            "adk_rx.usage",
+            "adk_rx.telemetry",
+            "adk_rx.compaction",
+        ),
+    ),
+    # An LlmAgent's step loop, and resuming it where a stopped invocation left it.
+    ("flows", ("adk_rx.flows", "adk_rx.resumability")),
+    # The agent tree; an App around it; the live flow; compaction's default summarizer (it
+    # reads the tree's models).
+    (
+        "agents",
+        (
+            "adk_rx.agents",
+            "adk_rx.workflow",
+            "adk_rx.apps",
+            "adk_rx.live",
+            "adk_rx.compaction.default",
+        ),
+    ),
+    # The Runner, and AgentTool, which runs a child Runner.
+    ("runner", ("adk_rx.runner", "adk_rx.agent_tool")),
+    # Built on whole runs: the test kit and evaluation.
+    ("tooling", ("adk_rx.testing", "adk_rx.evaluation")),
+    # The command line and the server; the root package re-exports the public names.
+    ("cli", ("adk_rx.cli", "adk_rx")),
+]
+
+# Upward imports that are known and have to go; listing one that no longer exists fails too.
+KNOWN_UPWARD = {
+    # leaves with the agent-folder loader's move out of the CLI
+    ("adk_rx.evaluation.agent_evaluator", "adk_rx.cli.loader"),
+}
+
+# Deferred (function-local) imports of adk_rx modules outside the CLI, each with its reason.
+# The CLI defers its subcommands so that ``adk-rx --help`` stays quick.
+DEFERRED_OK = {
+    ("adk_rx.telemetry.setup", "adk_rx.telemetry.span_store"): "needs the optional SDK",
+    ("adk_rx.evaluation.agent_evaluator", "adk_rx.cli.loader"): "see KNOWN_UPWARD",
+}
+
+
+def _listed(source: str, target: str, entries: Iterable[tuple[str, str]]) -> tuple[str, str] | None:
+    """The entry that covers an import of ``target`` (or of a package on the way to it)."""
+    for entry in entries:
+        if entry[0] == source and (entry[1] == target or entry[1].startswith(target + ".")):
+            return entry
+    return None
+
+
+def _layer(module: str) -> int:
+    best, found = -1, -1
+    for level, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, found = len(prefix), level
+    assert found >= 0, f"{module} is in no layer: add it to LAYERS (and docs/architecture.md)"
+    return found
+
+
+def test_imports_point_down_the_layers() -> None:
+    imports = runtime_imports(PACKAGE)
+    upward = {
+        (one.source, one.target): one for one in imports if _layer(one.target) > _layer(one.source)
+    }
+    new = [
+        f"{one.source}:{one.line} imports {one.target} "
+        f"({LAYERS[_layer(one.source)][0]} -> {LAYERS[_layer(one.target)][0]})"
+        for one in upward.values()
+        if _listed(one.source, one.target, KNOWN_UPWARD) is None
+    ]
+    assert new == [], "imports must point down the layers:\n" + "\n".join(new)
+    gone = KNOWN_UPWARD - set(upward)
+    assert not gone, f"fixed, remove from KNOWN_UPWARD: {sorted(gone)}"
+
+
+def test_no_import_cycle() -> None:
+    found = cycles(runtime_imports(PACKAGE))
+    assert found == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_adk_rx_modules_are_imported_at_module_level_outside_the_cli() -> None:
+    deferred = [
+        f"{one.source}:{one.line} imports {one.target} inside a function"
+        for one in runtime_imports(PACKAGE)
+        if one.deferred
+        and not one.source.startswith("adk_rx.cli")
+        and _listed(one.source, one.target, DEFERRED_OK) is None
+    ]
+    assert deferred == []
+
+
+def test_the_graph_sees_deferred_imports_and_skips_type_checking_ones(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("from pkg.sub import low\n")
+    (package / "sub" / "low.py").write_text("def f():\n    from pkg import top\n")
+    (package / "top.py").write_text(
+        "from typing import TYPE_CHECKING\nfrom pkg.sub.low import f\n"
+        "if TYPE_CHECKING:\n    from pkg import other\n"
+    )
+    (package / "other.py").write_text("")
+    imports = {(i.source, i.target, i.deferred) for i in runtime_imports(package)}
+    assert imports == {
+        ("pkg.sub", "pkg.sub.low", False),
+        ("pkg.sub.low", "pkg.top", True),
+        ("pkg.top", "pkg.sub", False),  # importing pkg.sub.low runs pkg.sub first
+        ("pkg.top", "pkg.sub.low", False),
+    }
+    assert cycles(runtime_imports(package)) == [["pkg.sub", "pkg.sub.low", "pkg.top"]]
