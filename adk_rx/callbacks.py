@@ -19,7 +19,7 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.errors import AdkRxError, CallbackError, ConfigurationError, StateValueError
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 from adk_rx.rx.bridges import from_async
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from reactivex import operators as ops
 
 from adk_rx.callbacks import first_result, lift_result
 from adk_rx.errors import AdkRxError, CallbackError, ConfigurationError
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 if TYPE_CHECKING:
     from google.genai import types

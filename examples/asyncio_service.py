@@ -22,7 +22,6 @@ from google.genai import types
 from adk_rx import LlmAgent, LlmResponse, Runner, SqlSessionService
 from adk_rx.testing import ScriptedLlm
 
-
 _running = [0, 0]  # lookups running now, most at once
 _lock = threading.Lock()
 

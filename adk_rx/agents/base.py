@@ -22,7 +22,7 @@ from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.errors import CallbackError, InvalidAgentError
 from adk_rx.events import Event
 from adk_rx.resumability.progress import with_end_of_agent
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 if TYPE_CHECKING:
     from adk_rx.callback_types import AfterAgentCallback, BeforeAgentCallback, Callbacks

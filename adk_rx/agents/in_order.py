@@ -23,7 +23,7 @@ from adk_rx.agents.base import BaseAgent
 from adk_rx.context import InvocationContext
 from adk_rx.events import Event
 from adk_rx.resumability.progress import PendingCalls, agent_state_event
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 __all__ = ["run_in_order"]
 

@@ -27,7 +27,7 @@ from adk_rx.errors import OutputSchemaError
 from adk_rx.events import Event
 from adk_rx.flows.llm_loop import run_llm_flow
 from adk_rx.flows.output_schema import forget_repair_note, set_repair_note
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 from adk_rx.tools.output_schema import SET_MODEL_RESPONSE, validate_output
 
 if TYPE_CHECKING:

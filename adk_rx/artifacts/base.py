@@ -10,7 +10,7 @@ from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
-from adk_rx.rx.awaitable import awaitable_results
+from adk_rx.rx._engine.awaitable import awaitable_results
 
 __all__ = ["USER_PREFIX", "BaseArtifactService"]
 
@@ -26,7 +26,8 @@ class BaseArtifactService(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # Every implementation's results can be awaited from asyncio (see adk_rx.rx.awaitable).
+        # Every implementation's results can be awaited from asyncio
+        # (see adk_rx.rx._engine.awaitable).
         awaitable_results(
             cls,
             (

@@ -13,7 +13,7 @@ from reactivex import Observable
 
 from adk_rx.artifacts.base import USER_PREFIX, BaseArtifactService
 from adk_rx.errors import ConfigurationError
-from adk_rx.rx.sync import completable, maybe, single
+from adk_rx.rx._engine.sync import completable, maybe, single
 
 __all__ = ["InMemoryArtifactService", "check_artifact_filename"]
 

@@ -13,7 +13,7 @@ from adk_rx.compaction.config import EventsCompactionConfig
 from adk_rx.compaction.summarizer import BaseEventSummarizer
 from adk_rx.compaction.triggers import events_to_compact
 from adk_rx.events import Event
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 

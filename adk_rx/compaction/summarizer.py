@@ -21,7 +21,7 @@ from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event, EventActions, EventCompaction
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.llm_request import LlmRequest
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 __all__ = ["DEFAULT_PROMPT", "BaseEventSummarizer", "LlmEventSummarizer", "compaction_event"]
 

@@ -40,9 +40,9 @@ from adk_rx.flows.tool_call import (
 from adk_rx.flows.tool_errors import TRACEBACKS_KEY
 from adk_rx.flows.tool_progress import connect_progress, with_progress
 from adk_rx.run_config import ToolExecutionMode
+from adk_rx.rx._engine.concat_map_direct import concat_map_direct
+from adk_rx.rx._engine.sync import items as rx_items
 from adk_rx.rx.bridges import from_blocking
-from adk_rx.rx.concat_map_direct import concat_map_direct
-from adk_rx.rx.sync import items as rx_items
 from adk_rx.usage import TokenUsage, usage_metadata
 
 if TYPE_CHECKING:

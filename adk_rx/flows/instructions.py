@@ -23,7 +23,7 @@ from reactivex import operators as ops
 from adk_rx.callbacks import lift_result
 from adk_rx.context import ReadonlyContext
 from adk_rx.errors import InstructionError
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 if TYPE_CHECKING:
     from adk_rx.context import InvocationContext

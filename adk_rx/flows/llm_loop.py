@@ -8,7 +8,7 @@ if an event asks for a transfer, the whole run of the target agent. The loop goe
 the step's last event is not a final response; the next step starts only after the
 previous one ended, so it sees every event of the previous step applied to the session.
 
-The loop is a generator run by :func:`~adk_rx.rx.generator_stage.from_generator`: while the
+The loop is a generator run by :func:`~adk_rx.rx._engine.generator_stage.from_generator`: while the
 model answers at once and tools run inline, a whole turn is plain calls on the subscribing
 thread, and only an asynchronous model call or tool is subscribed as an Observable.
 """
@@ -22,7 +22,7 @@ from reactivex import Observable
 from adk_rx.context import InvocationContext
 from adk_rx.events import Event
 from adk_rx.flows.llm_step import step_events
-from adk_rx.rx.generator_stage import Steps, from_generator
+from adk_rx.rx._engine.generator_stage import Steps, from_generator
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent

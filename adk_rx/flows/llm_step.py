@@ -27,9 +27,9 @@ from adk_rx.flows.request import build_request_now
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.run_config import StreamingMode
-from adk_rx.rx import sync
-from adk_rx.rx.concat_map_direct import concat_map_direct
-from adk_rx.rx.generator_stage import Steps, from_generator
+from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.concat_map_direct import concat_map_direct
+from adk_rx.rx._engine.generator_stage import Steps, from_generator
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
@@ -39,7 +39,7 @@ __all__ = ["step_events"]
 
 
 def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
-    """One step as a generator (see :func:`adk_rx.rx.generator_stage.from_generator`).
+    """One step as a generator (see :func:`adk_rx.rx._engine.generator_stage.from_generator`).
 
     Returns the step's last event. While the model answers at once (``generate_now``) and
     no model callback or span is around the call, the step runs as plain calls; otherwise

@@ -20,7 +20,7 @@ from adk_rx.flows.instructions import inject_state, resolve_instruction
 from adk_rx.flows.output_schema import apply_output_schema
 from adk_rx.flows.transfer import transfer_instruction
 from adk_rx.models.llm_request import LlmRequest, empty_config
-from adk_rx.rx.sync import just
+from adk_rx.rx._engine.sync import just
 from adk_rx.tools.toolset import toolset_tools
 
 if TYPE_CHECKING:

@@ -21,9 +21,9 @@ from adk_rx.callbacks import callback_chain, has_callbacks
 from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.errors import StopError, ToolResultError
 from adk_rx.flows.tool_errors import error_text, format_tool_error, log_tool_error
-from adk_rx.rx import sync
-from adk_rx.rx.first_or_recover import first_or_recover
-from adk_rx.rx.sync import just as rx_just
+from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.first_or_recover import first_or_recover
+from adk_rx.rx._engine.sync import just as rx_just
 from adk_rx.tools.base import tool_result_dict
 
 if TYPE_CHECKING:

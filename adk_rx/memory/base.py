@@ -10,7 +10,7 @@ import reactivex
 from google.genai import types
 from reactivex import Observable
 
-from adk_rx.rx.awaitable import awaitable_results
+from adk_rx.rx._engine.awaitable import awaitable_results
 from adk_rx.sessions.session import Session
 
 __all__ = ["BaseMemoryService", "MemoryEntry", "SearchMemoryResponse"]
@@ -43,7 +43,8 @@ class BaseMemoryService(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # Every implementation's results can be awaited from asyncio (see adk_rx.rx.awaitable).
+        # Every implementation's results can be awaited from asyncio
+        # (see adk_rx.rx._engine.awaitable).
         awaitable_results(
             cls, ("add_session_to_memory", "search_memory", "delete_session_memories")
         )

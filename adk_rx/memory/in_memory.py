@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from reactivex import Observable
 
 from adk_rx.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
-from adk_rx.rx.sync import completable, single
+from adk_rx.rx._engine.sync import completable, single
 from adk_rx.sessions.session import Session
 
 __all__ = ["InMemoryMemoryService", "words"]

@@ -20,7 +20,7 @@ from google.genai import types
 from reactivex import Observable
 
 from adk_rx.models.llm_response import LlmResponse
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 __all__ = ["BaseLlmConnection"]
 

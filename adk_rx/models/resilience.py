@@ -39,7 +39,7 @@ from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.provider_errors import retry_after
 from adk_rx.rx import timer_scheduler
-from adk_rx.rx.retry_decided import Retry, retry_decided
+from adk_rx.rx._engine.retry_decided import Retry, retry_decided
 
 __all__ = [
     "DEFAULT_RETRY",

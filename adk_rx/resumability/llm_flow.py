@@ -31,7 +31,7 @@ from adk_rx.context import InvocationContext
 from adk_rx.events import Event
 from adk_rx.flows.functions import handle_function_calls
 from adk_rx.flows.llm_loop import run_llm_flow
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent

@@ -20,7 +20,7 @@ from reactivex import operators as ops
 
 from adk_rx.context import InvocationContext
 from adk_rx.events import Event, EventActions
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 if TYPE_CHECKING:
     from adk_rx.agents.base import BaseAgent

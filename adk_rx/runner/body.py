@@ -16,7 +16,7 @@ from adk_rx.live.flow import run_live_agent
 from adk_rx.resumability.invocation import resume_from_log
 from adk_rx.runner.routing import agent_to_run
 from adk_rx.runner.session_writer import SessionWriter
-from adk_rx.rx.concat_map_direct import concat_map_direct
+from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 
 if TYPE_CHECKING:
     from adk_rx.runner.runner import Runner

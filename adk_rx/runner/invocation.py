@@ -34,9 +34,9 @@ from adk_rx.runner.dangling import dangling_calls, interrupted_answers
 from adk_rx.runner.gates import Gate, SessionGates, SessionKey
 from adk_rx.runner.opening import invocation_context, user_message_hooks
 from adk_rx.runner.session_writer import SessionWriter
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.stage_chain import RunState, StageChain
 from adk_rx.rx.schedulers import timer_scheduler
-from adk_rx.rx.stage_chain import RunState, StageChain
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 from adk_rx.telemetry import NO_TRACE

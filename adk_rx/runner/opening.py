@@ -11,7 +11,7 @@ from reactivex import operators as ops
 from adk_rx.context import InvocationContext
 from adk_rx.run_config import RunConfig
 from adk_rx.runner.records import save_input_blobs
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 from adk_rx.rx.schedulers import timer_scheduler
 from adk_rx.sessions.session import Session
 

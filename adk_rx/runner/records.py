@@ -16,7 +16,7 @@ from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.context import InvocationContext
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 __all__ = ["OpenCalls", "PendingAppend", "save_input_blobs"]
 

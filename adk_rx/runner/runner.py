@@ -47,9 +47,9 @@ from adk_rx.runner.gates import SessionGates
 from adk_rx.runner.invocation import Invocation
 from adk_rx.runner.shutdown import RunTracker
 from adk_rx.runner.toolsets import close_toolsets
-from adk_rx.rx.awaitable import AwaitableObservable
+from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.top_level import StartAware
 from adk_rx.rx.bridges import to_async_iterable, to_iterable
-from adk_rx.rx.top_level import StartAware
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.in_memory import InMemorySessionService
 from adk_rx.state import check_state_delta

@@ -14,7 +14,7 @@ from adk_rx.events import Event
 from adk_rx.plugins import PluginManager
 from adk_rx.resumability.stored import StoredEvents
 from adk_rx.runner.records import OpenCalls, PendingAppend
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 

@@ -1,9 +1,15 @@
 """Reactive helpers: schedulers, bridges between Rx, threads and asyncio, and flow control.
 
+The names of ``__all__`` are the operators and helpers users may call; each module directly in
+this package defines some of them. What the runtime is built from besides (the generator
+driver, the stage chain, synchronous Observables, ...) is the private engine,
+:mod:`adk_rx.rx._engine`, free to change with the runtime.
+
 This package depends only on ``reactivex`` and the standard library (plus the error tree of
 ``adk_rx.errors``), so the rest of adk_rx can build on it.
 """
 
+from adk_rx.rx._engine.sync import completable, maybe, single
 from adk_rx.rx.backpressure import (
     on_backpressure_buffer,
     on_backpressure_drop,
@@ -21,7 +27,6 @@ from adk_rx.rx.overflow import BufferOverflow, Overflow
 from adk_rx.rx.schedulers import io_scheduler, runtime_loop, set_io_scheduler, timer_scheduler
 from adk_rx.rx.serialize import SerializedSubject, serialize
 from adk_rx.rx.subscribe_on import subscribe_on_eager
-from adk_rx.rx.sync import completable, maybe, single
 
 __all__ = [
     "BufferOverflow",

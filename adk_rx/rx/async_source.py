@@ -10,7 +10,7 @@ from typing import TypeAlias, TypeVar, Union, cast
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-from adk_rx.rx.awaitable import AwaitableObservable
+from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx.schedulers import runtime_loop
 
 __all__ = ["AsyncSource", "from_async"]

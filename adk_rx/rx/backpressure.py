@@ -12,8 +12,8 @@ from typing import TypeVar
 
 from reactivex import Observable
 
+from adk_rx.rx._engine.queue_drain import queue_drain
 from adk_rx.rx.overflow import BUFFER_STRATEGIES, BufferOverflow, check_overflow
-from adk_rx.rx.queue_drain import queue_drain
 
 __all__ = ["on_backpressure_buffer", "on_backpressure_drop", "on_backpressure_latest"]
 

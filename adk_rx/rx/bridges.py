@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
+from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx.async_source import from_async
-from adk_rx.rx.awaitable import AwaitableObservable
 from adk_rx.rx.iterators import to_async_iterable, to_iterable
 from adk_rx.rx.schedulers import io_scheduler, schedule_now
 

@@ -19,7 +19,7 @@ from typing import Generic, TypeVar, cast
 from reactivex import Observable, abc, typing
 from reactivex.scheduler import NewThreadScheduler
 
-from adk_rx.rx._channel import EMPTY, END, Channel
+from adk_rx.rx._engine.channel import EMPTY, END, Channel
 from adk_rx.rx.subscribe_on import subscribe_on_eager
 
 __all__ = ["to_async_iterable", "to_iterable"]

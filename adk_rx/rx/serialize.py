@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 from reactivex import Observable, abc
 from reactivex.subject import Subject
 
-from adk_rx.rx.queue_drain import QueueDrainObserver, queue_drain
+from adk_rx.rx._engine.queue_drain import QueueDrainObserver, queue_drain
 
 __all__ = ["SerializedSubject", "serialize"]
 

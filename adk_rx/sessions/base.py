@@ -12,8 +12,8 @@ from reactivex.disposable import Disposable
 
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
-from adk_rx.rx.awaitable import awaitable_results
-from adk_rx.rx.sync import single
+from adk_rx.rx._engine.awaitable import awaitable_results
+from adk_rx.rx._engine.sync import single
 from adk_rx.sessions.session import GetSessionConfig, ListSessionsResponse, Session
 from adk_rx.state import State
 
@@ -36,7 +36,8 @@ class BaseSessionService(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        # Every implementation's results can be awaited from asyncio (see adk_rx.rx.awaitable).
+        # Every implementation's results can be awaited from asyncio
+        # (see adk_rx.rx._engine.awaitable).
         awaitable_results(
             cls,
             (

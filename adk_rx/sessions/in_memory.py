@@ -13,7 +13,7 @@ from reactivex import Observable
 
 from adk_rx.errors import ConfigurationError, SessionExistsError, SessionNotFoundError
 from adk_rx.events import Event
-from adk_rx.rx.sync import completable, maybe, single
+from adk_rx.rx._engine.sync import completable, maybe, single
 from adk_rx.sessions.base import (
     BaseSessionService,
     check_ids,

@@ -29,7 +29,7 @@ from reactivex import operators as ops
 from adk_rx.errors import SessionExistsError, SessionNotFoundError
 from adk_rx.events import Event
 from adk_rx.rx import from_blocking
-from adk_rx.rx.awaitable import awaitable
+from adk_rx.rx._engine.awaitable import awaitable
 from adk_rx.sessions import sql_schema as schema
 from adk_rx.sessions import sql_statements as sql
 from adk_rx.sessions.base import (

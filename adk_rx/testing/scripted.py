@@ -14,7 +14,7 @@ from adk_rx.errors import ModelError
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse, model_content
-from adk_rx.rx.sync import items
+from adk_rx.rx._engine.sync import items
 
 __all__ = ["ScriptedLlm"]
 

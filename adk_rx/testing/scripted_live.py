@@ -31,7 +31,7 @@ from adk_rx.models.base import BaseLlm
 from adk_rx.models.live import BaseLlmConnection
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 from adk_rx.testing.scripted import _stream
 
 __all__ = ["ScriptedLiveConnection", "ScriptedLiveLlm"]

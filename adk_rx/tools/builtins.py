@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import reactivex as rx
 from reactivex import Observable
 
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 from adk_rx.tools.base import BaseTool
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 from adk_rx.tools.base import BaseTool
 
 if TYPE_CHECKING:

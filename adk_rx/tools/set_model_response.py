@@ -9,7 +9,7 @@ import pydantic
 import reactivex as rx
 from reactivex import Observable
 
-from adk_rx.rx.sync import just
+from adk_rx.rx._engine.sync import just
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.function import ToolArgumentsError
 from adk_rx.tools.output_schema import SET_MODEL_RESPONSE, json_schema, schema_adapter

@@ -25,7 +25,7 @@ from reactivex import operators as ops
 
 from adk_rx.context import ReadonlyContext
 from adk_rx.rx import from_async
-from adk_rx.rx.sync import just
+from adk_rx.rx._engine.sync import just
 from adk_rx.tools.base import BaseTool, check_tool_name
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from mcp import StdioServerParameters
 from reactivex import Observable
 
 from adk_rx import BaseLlm, LlmAgent, LlmRequest, LlmResponse
-from adk_rx.rx.sync import just
+from adk_rx.rx import single
 from adk_rx.tools.mcp import McpToolset, StdioConnectionParams
 
 SERVER = Path(__file__).with_name("notes_server.py")
@@ -37,7 +37,8 @@ class OfflineNotesLlm(BaseLlm):
         answered = [p.function_response for p in last.parts or [] if p.function_response]
         if answered:
             said = json.dumps(answered[0].response)
-            return just(LlmResponse.text(f"{answered[0].name} answered: {said}"))
+            reply = LlmResponse.text(f"{answered[0].name} answered: {said}")
+            return single(lambda: reply)
         words = "".join(p.text or "" for p in last.parts or []).strip()
         if words.lower().startswith("remember"):
             call = types.FunctionCall(
@@ -48,7 +49,8 @@ class OfflineNotesLlm(BaseLlm):
         else:
             call = types.FunctionCall(name="list_notes", args={})
         content = types.Content(role="model", parts=[types.Part(function_call=call)])
-        return just(LlmResponse(content=content))
+        response = LlmResponse(content=content)
+        return single(lambda: response)
 
 
 def pick_model() -> str | BaseLlm:

@@ -11,8 +11,8 @@ from reactivex.disposable import Disposable
 
 from adk_rx import InMemoryRunner, LlmAgent, LlmResponse, SqlSessionService
 from adk_rx.rx import from_blocking, maybe
-from adk_rx.rx.awaitable import AwaitableObservable
-from adk_rx.rx.sync import completable, empty
+from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.sync import completable, empty
 from adk_rx.testing import ScriptedLlm
 
 

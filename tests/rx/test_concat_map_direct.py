@@ -7,8 +7,8 @@ import sys
 import reactivex as rx
 from reactivex.testing import ReactiveTest, TestScheduler
 
-from adk_rx.rx.concat_map_direct import concat_map_direct
-from adk_rx.rx.sync import items
+from adk_rx.rx._engine.concat_map_direct import concat_map_direct
+from adk_rx.rx._engine.sync import items
 
 on_next, on_completed, on_error = (
     ReactiveTest.on_next,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import reactivex as rx
 from reactivex.testing import ReactiveTest, TestScheduler
 
-from adk_rx.rx.first_or_recover import first_or_recover
-from adk_rx.rx.sync import just
+from adk_rx.rx._engine.first_or_recover import first_or_recover
+from adk_rx.rx._engine.sync import just
 
 on_next, on_completed, on_error = (
     ReactiveTest.on_next,

@@ -12,8 +12,8 @@ import reactivex as rx
 from reactivex.subject import Subject
 from reactivex.testing import ReactiveTest, TestScheduler
 
-from adk_rx.rx.generator_stage import from_generator
-from adk_rx.rx.sync import items
+from adk_rx.rx._engine.generator_stage import from_generator
+from adk_rx.rx._engine.sync import items
 
 on_next, on_completed, on_error = (
     ReactiveTest.on_next,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import reactivex as rx
 from reactivex.testing import ReactiveTest, TestScheduler
 
-from adk_rx.rx.retry_decided import Retry, retry_decided
+from adk_rx.rx._engine.retry_decided import Retry, retry_decided
 
 on_next, on_completed, on_error = (
     ReactiveTest.on_next,

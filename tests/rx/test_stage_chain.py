@@ -5,8 +5,8 @@ from __future__ import annotations
 import reactivex as rx
 from reactivex.testing import ReactiveTest, TestScheduler
 
-from adk_rx.rx.stage_chain import RunState, StageChain
-from adk_rx.rx.sync import just
+from adk_rx.rx._engine.stage_chain import RunState, StageChain
+from adk_rx.rx._engine.sync import just
 
 on_next, on_completed = ReactiveTest.on_next, ReactiveTest.on_completed
 

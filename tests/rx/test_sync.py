@@ -6,7 +6,7 @@ import reactivex as rx
 from reactivex import operators as ops
 from reactivex.disposable import Disposable
 
-from adk_rx.rx.sync import completable, empty, items, just, maybe, single, subscribe_inner
+from adk_rx.rx._engine.sync import completable, empty, items, just, maybe, single, subscribe_inner
 
 
 def _collect(source: rx.Observable[object]) -> list[object]:
@@ -76,7 +76,7 @@ def test_a_subscribe_function_that_returns_nothing_is_accepted() -> None:
 
 
 def test_resume_on_error_continues_with_the_handlers_stream() -> None:
-    from adk_rx.rx.sync import resume_on_error
+    from adk_rx.rx._engine.sync import resume_on_error
 
     failing = rx.concat(just(1), rx.throw(ValueError("e")))
     got = _collect(failing.pipe(resume_on_error(lambda exc: items([str(exc), 2]))))
@@ -84,7 +84,7 @@ def test_resume_on_error_continues_with_the_handlers_stream() -> None:
 
 
 def test_resume_on_error_reports_a_handler_that_raises() -> None:
-    from adk_rx.rx.sync import resume_on_error
+    from adk_rx.rx._engine.sync import resume_on_error
 
     def handler(exc: Exception) -> rx.Observable[object]:
         raise RuntimeError("handler broke")
@@ -94,7 +94,7 @@ def test_resume_on_error_reports_a_handler_that_raises() -> None:
 
 
 def test_the_helpers_hand_their_items_over_without_a_subscription() -> None:
-    from adk_rx.rx.sync import is_sync
+    from adk_rx.rx._engine.sync import is_sync
 
     calls: list[str] = []
     helpers = [
@@ -126,10 +126,10 @@ def test_an_error_is_raised_by_items_now_as_the_stream_would_end_with_it() -> No
 
 def test_the_stage_operators_take_sync_items_without_subscribing() -> None:
     # A SyncObservable whose subscribe would fail: the operators must use items_now.
-    from adk_rx.rx.concat_map_direct import concat_map_direct
-    from adk_rx.rx.generator_stage import from_generator
-    from adk_rx.rx.stage_chain import StageChain
-    from adk_rx.rx.sync import SyncObservable
+    from adk_rx.rx._engine.concat_map_direct import concat_map_direct
+    from adk_rx.rx._engine.generator_stage import from_generator
+    from adk_rx.rx._engine.stage_chain import StageChain
+    from adk_rx.rx._engine.sync import SyncObservable
 
     def refuse(*_: object) -> None:
         raise AssertionError("subscribed")

@@ -9,7 +9,7 @@ from reactivex import abc
 from reactivex import operators as ops
 from reactivex.disposable import BooleanDisposable
 
-from adk_rx.rx.top_level import StartAware
+from adk_rx.rx._engine.top_level import StartAware
 
 
 def _counting(starts: list[bool], produced: list[int], count: int = 5) -> StartAware[int]:

@@ -33,7 +33,7 @@ from starlette.routing import Route
 
 from adk_rx.errors import ConfigurationError, SessionExistsError
 from adk_rx.events import Event, EventActions
-from adk_rx.rx.awaitable import gather
+from adk_rx.rx._engine.awaitable import gather
 
 from .bodies import session_json
 from .session_routes import find_session, ids_of, json_body

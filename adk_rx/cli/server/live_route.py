@@ -40,7 +40,7 @@ from adk_rx.cli.loader import AgentLoadError
 from adk_rx.errors import AdkRxError, ConfigurationError
 from adk_rx.live.queue import LiveRequest, LiveRequestQueue
 from adk_rx.run_config import RunConfig, StreamingMode
-from adk_rx.rx.awaitable import awaitable
+from adk_rx.rx._engine.awaitable import awaitable
 
 from .body_reader import decode_json
 from .errors import BodyTooLargeError, RequestRejectedError

@@ -11,7 +11,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from adk_rx.errors import ConfigurationError
-from adk_rx.rx.awaitable import gather
+from adk_rx.rx._engine.awaitable import gather
 from adk_rx.sessions.session import Session
 
 from .bodies import session_json

@@ -34,7 +34,7 @@ from typing import Any, Generic, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import SerialDisposable
 
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 __all__ = ["Steps", "from_generator"]
 

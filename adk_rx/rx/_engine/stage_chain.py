@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from reactivex import Observable
 from reactivex.disposable import SerialDisposable
 
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 __all__ = ["RunState", "StageChain"]
 

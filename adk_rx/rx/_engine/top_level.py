@@ -23,7 +23,7 @@ from reactivex.disposable import Disposable
 from reactivex.observer import AutoDetachObserver
 from reactivex.scheduler import CurrentThreadScheduler
 
-from adk_rx.rx.awaitable import AwaitableObservable
+from adk_rx.rx._engine.awaitable import AwaitableObservable
 
 __all__ = ["StartAware"]
 

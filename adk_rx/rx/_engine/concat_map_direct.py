@@ -25,7 +25,7 @@ from typing import Any, Generic, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SerialDisposable, SingleAssignmentDisposable
 
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 __all__ = ["concat_map_direct"]
 

@@ -27,7 +27,7 @@ from typing import TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SerialDisposable
 
-from adk_rx.rx import sync
+from adk_rx.rx._engine import sync
 
 __all__ = ["first_or_recover"]
 

@@ -20,7 +20,7 @@ from typing import Any, TypeGuard, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
 
-from adk_rx.rx.awaitable import AwaitableObservable, count_as_awaitable
+from adk_rx.rx._engine.awaitable import AwaitableObservable, count_as_awaitable
 
 __all__ = [
     "SyncObservable",
