@@ -1,16 +1,13 @@
-"""What an invocation keeps track of: open calls, appends in flight; and input blob storage."""
+"""What an invocation keeps track of: open calls; and the storage of input blobs."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import reactivex as rx
 from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
-from reactivex.subject import AsyncSubject
 
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.context import InvocationContext
@@ -18,7 +15,7 @@ from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.rx._engine import sync
 
-__all__ = ["OpenCalls", "PendingAppend", "save_input_blobs"]
+__all__ = ["OpenCalls", "save_input_blobs"]
 
 
 class OpenCalls:
@@ -133,64 +130,3 @@ def save_input_blobs(
         return sync.just(content)
     copy = content.model_copy(update={"parts": parts})
     return rx.concat(*saves).pipe(ops.ignore_elements(), ops.concat(sync.just(copy)))
-
-
-class PendingAppend:
-    """One append's outcome: read at once when the store answered synchronously, or through
-    a subject (created only then) that also tells a stop when the append is over."""
-
-    __slots__ = ("_done", "_error", "_lock", "_subject", "_track", "_value")
-
-    def __init__(self, track: Callable[[Event], None]) -> None:
-        self._lock = threading.Lock()
-        self._track = track
-        self._value: Event | None = None
-        self._error: Exception | None = None
-        self._done = False
-        self._subject: AsyncSubject[Event] | None = None
-
-    def on_next(self, value: Event) -> None:
-        self._track(value)
-        with self._lock:
-            self._value = value
-            subject = self._subject
-        if subject is not None:
-            subject.on_next(value)
-
-    def on_error(self, error: Exception) -> None:
-        with self._lock:
-            self._error, self._done = error, True
-            subject = self._subject
-        if subject is not None:
-            subject.on_error(error)
-
-    def on_completed(self) -> None:
-        with self._lock:
-            self._done = True
-            subject = self._subject
-        if subject is not None:
-            subject.on_completed()
-
-    def result_now(self) -> Event | None:
-        """The stored event, if the append already succeeded."""
-        with self._lock:
-            if self._done and self._error is None and self._value is not None:
-                return self._value
-            return None
-
-    @property
-    def subject(self) -> AsyncSubject[Event]:
-        """A subject replaying the outcome, whether it happened already or happens later."""
-        with self._lock:
-            if self._subject is None:
-                # Nobody observes the new subject yet, so replaying under the lock runs no
-                # observer code, and the callbacks above cannot slip in between.
-                subject: AsyncSubject[Event] = AsyncSubject()
-                if self._value is not None:
-                    subject.on_next(self._value)
-                if self._error is not None:
-                    subject.on_error(self._error)
-                elif self._done:
-                    subject.on_completed()
-                self._subject = subject
-            return self._subject

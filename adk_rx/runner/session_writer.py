@@ -13,8 +13,9 @@ from adk_rx.context import InvocationContext
 from adk_rx.events import Event
 from adk_rx.plugins import PluginManager
 from adk_rx.resumability.stored import StoredEvents
-from adk_rx.runner.records import OpenCalls, PendingAppend
+from adk_rx.runner.records import OpenCalls
 from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.pending import PendingResult
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 
@@ -73,7 +74,7 @@ class SessionWriter:
             for one in answered:
                 self._track(one)
             return answered
-        append = PendingAppend(self._track)
+        append: PendingResult[Event] = PendingResult(self._track)
         # Inside the invocation's guarded subscription: no wrapper layer; the append is not
         # disposed with the run (a stop waits for it instead, through ``inflight``).
         sync.subscribe_inner(

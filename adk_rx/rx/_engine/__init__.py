@@ -12,6 +12,8 @@ on these, which may change with the runtime:
 * ``first_or_recover.py``: a call's first result mapped, or a recovery, in one layer;
 * ``stage_chain.py``: a run made of stages with a life cycle (the Runner's invocation);
 * ``top_level.py``: ``StartAware``, a source that knows whether its subscriber can stop it;
+* ``pending.py``: a Single's outcome, read at once or waited for (the session writer's
+  appends);
 * ``queue_drain.py``: the serializing observer behind ``serialize`` and backpressure;
 * ``retry_decided.py``: retry after an error when and if a rule says so;
 * ``channel.py``: the bounded buffer behind the pull bridges.
