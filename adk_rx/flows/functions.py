@@ -38,11 +38,12 @@ from adk_rx.flows.tool_call import (
     run_call_now,
 )
 from adk_rx.flows.tool_errors import TRACEBACKS_KEY
-from adk_rx.flows.tool_progress import connect_progress, with_progress
+from adk_rx.flows.tool_progress import connect_progress
 from adk_rx.run_config import ToolExecutionMode
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 from adk_rx.rx._engine.sync import items as rx_items
 from adk_rx.rx.bridges import from_blocking
+from adk_rx.rx.with_sink import with_sink
 from adk_rx.usage import TokenUsage, usage_metadata
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def handle_function_calls(
             connect_progress(agent, ctx, it.context, it.tool, sink)
         return _handle(agent, ctx, items)
 
-    return with_progress(build)
+    return with_sink(build)
 
 
 def call_events_now(

@@ -8,19 +8,17 @@ stored) whose ``custom_metadata["tool_progress"]`` is
     tool:        --p1----p2------r|
     calls:       --P1----P2------(response event)|
 
-Reports from tools on other threads are serialized with the step's own events; a report
-after the calls answered, or after disposal, is dropped.
+The calls' stream carries the reports through :func:`adk_rx.rx.with_sink`: reports from tools
+on other threads are serialized with the step's own events; a report after the calls
+answered, or after disposal, is dropped.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pydantic_core
-from reactivex import Observable, abc
-from reactivex.disposable import CompositeDisposable, Disposable
 
 from adk_rx.events import Event
 
@@ -29,7 +27,7 @@ if TYPE_CHECKING:
     from adk_rx.context import InvocationContext, ToolContext
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["TOOL_PROGRESS", "connect_progress", "progress_event", "with_progress"]
+__all__ = ["TOOL_PROGRESS", "connect_progress", "progress_event"]
 
 TOOL_PROGRESS = "tool_progress"
 """The ``custom_metadata`` key of a progress event."""
@@ -64,40 +62,3 @@ def connect_progress(
         sink(progress_event(agent, ctx, call_id, tool, value))
 
     tool_context.progress_sink = report
-
-
-def with_progress(build: Callable[[Sink], Observable[Event]]) -> Observable[Event]:
-    """The events of ``build(sink)``, with whatever is sent to ``sink`` emitted in between."""
-
-    def subscribe(
-        observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
-    ) -> abc.DisposableBase:
-        lock = threading.RLock()
-        done = [False]
-
-        def sink(event: Event) -> None:
-            with lock:
-                if not done[0]:
-                    observer.on_next(event)
-
-        def on_next(event: Event) -> None:
-            with lock:
-                observer.on_next(event)
-
-        def on_error(exc: Exception) -> None:
-            with lock:
-                done[0] = True
-            observer.on_error(exc)
-
-        def on_completed() -> None:
-            with lock:
-                done[0] = True
-            observer.on_completed()
-
-        def stop() -> None:
-            done[0] = True
-
-        inner = build(sink).subscribe(on_next, on_error, on_completed, scheduler=scheduler)
-        return CompositeDisposable(Disposable(stop), inner)
-
-    return Observable(subscribe)

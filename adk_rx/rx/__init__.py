@@ -27,6 +27,7 @@ from adk_rx.rx.overflow import BufferOverflow, Overflow
 from adk_rx.rx.schedulers import io_scheduler, runtime_loop, set_io_scheduler, timer_scheduler
 from adk_rx.rx.serialize import SerializedSubject, serialize
 from adk_rx.rx.subscribe_on import subscribe_on_eager
+from adk_rx.rx.with_sink import with_sink
 
 __all__ = [
     "BufferOverflow",
@@ -50,4 +51,5 @@ __all__ = [
     "timer_scheduler",
     "to_async_iterable",
     "to_iterable",
+    "with_sink",
 ]

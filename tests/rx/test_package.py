@@ -22,6 +22,7 @@ EXPECTED = {
     "timer_scheduler",
     "to_async_iterable",
     "to_iterable",
+    "with_sink",
 }
 
 
