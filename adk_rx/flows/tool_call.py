@@ -28,7 +28,7 @@ from adk_rx.tools.base import tool_result_dict
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
-    from adk_rx.telemetry.spans import ToolSpan
+    from adk_rx.telemetry.span_watchers import ToolSpan
     from adk_rx.tools.base import BaseTool
 
 __all__ = ["NO_RESPONSE", "Call", "is_plain", "run_call", "run_call_now"]

@@ -27,12 +27,15 @@ from adk_rx.rx.overflow import BufferOverflow, Overflow
 from adk_rx.rx.schedulers import io_scheduler, runtime_loop, set_io_scheduler, timer_scheduler
 from adk_rx.rx.serialize import SerializedSubject, serialize
 from adk_rx.rx.subscribe_on import subscribe_on_eager
+from adk_rx.rx.watched import Outcome, Watcher, watched
 from adk_rx.rx.with_sink import with_sink
 
 __all__ = [
     "BufferOverflow",
+    "Outcome",
     "Overflow",
     "SerializedSubject",
+    "Watcher",
     "completable",
     "from_async",
     "from_blocking",
@@ -51,5 +54,6 @@ __all__ = [
     "timer_scheduler",
     "to_async_iterable",
     "to_iterable",
+    "watched",
     "with_sink",
 ]

@@ -17,16 +17,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 from reactivex import Observable, abc
-from reactivex.disposable import Disposable
 
+from adk_rx.rx._engine import sync
+from adk_rx.rx.watched import watched
 from adk_rx.telemetry import attributes as attr
+from adk_rx.telemetry.span_watchers import ModelSpan, SpanWatcher, ToolSpan
 
 if TYPE_CHECKING:
     from adk_rx.agents.base import BaseAgent
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     from adk_rx.models.llm_response import LlmResponse
     from adk_rx.telemetry.metrics import Instruments
 
-__all__ = ["InvocationTrace", "ToolSpan", "TraceScope"]
+__all__ = ["InvocationTrace", "TraceScope"]
 
 
 class InvocationTrace:
@@ -153,8 +155,8 @@ class TraceScope:
         span = self._start(f"invoke_agent {agent.name}", SpanKind.INTERNAL, attributes)
         context = trace.set_span_in_context(span, self.context)
         ctx.trace = TraceScope(self.invocation, context)
-        run = _SpanRun(self.invocation, span, observer)
-        return run.subscribe(context, lambda: build(ctx), scheduler)
+        run = watched(lambda: build(ctx), lambda: SpanWatcher(self.invocation, span, context))
+        return sync.forward(run, observer, scheduler)
 
     def call_llm(
         self,
@@ -165,9 +167,7 @@ class TraceScope:
         """``generate()``'s responses inside a ``call_llm`` span (usage, finish reason, metrics)."""
         invocation = self.invocation
 
-        def subscribe(
-            observer: abc.ObserverBase[LlmResponse], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
+        def watcher() -> ModelSpan:
             model = request.model or getattr(getattr(agent, "canonical_model", None), "model", "")
             attributes: dict[str, Any] = {
                 **invocation.base,
@@ -181,20 +181,16 @@ class TraceScope:
                 if system:
                     attributes[attr.SYSTEM_INSTRUCTIONS] = attr.value_json(str(system))
             span = self._start("call_llm", SpanKind.CLIENT, attributes)
-            model_run = _ModelRun(invocation, span, observer, model or "")
-            return model_run.subscribe(
-                trace.set_span_in_context(span, self.context), generate, scheduler
-            )
+            context = trace.set_span_in_context(span, self.context)
+            return ModelSpan(invocation, span, context, model or "")
 
-        return Observable(subscribe)
+        return watched(generate, watcher)
 
     def execute_tool(self, item: Call, run: Callable[[], Observable[Any]]) -> Observable[Any]:
         """``run()`` (callbacks and the tool) inside an ``execute_tool {name}`` span."""
         invocation = self.invocation
 
-        def subscribe(
-            observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
+        def watcher() -> ToolSpan:
             name = item.call.name or ""
             attributes: dict[str, Any] = {
                 **invocation.base,
@@ -209,204 +205,8 @@ class TraceScope:
             if invocation.capture:
                 attributes[attr.TOOL_CALL_ARGUMENTS] = attr.value_json(item.args)
             span = self._start(f"execute_tool {name}", SpanKind.INTERNAL, attributes)
-            tool_run = ToolSpan(invocation, span, observer)
-            item.span = tool_run
-            return tool_run.subscribe(trace.set_span_in_context(span, self.context), run, scheduler)
+            tool_span = ToolSpan(invocation, span, trace.set_span_in_context(span, self.context))
+            item.span = tool_span
+            return tool_span
 
-        return Observable(subscribe)
-
-
-class _SpanRun(abc.ObserverBase[Any], abc.DisposableBase):
-    """One span over one subscription: current while subscribing, ended exactly once.
-
-    It is the source's observer and the subscriber's handle at once (no wrapper layers):
-    items pass through while the span is open; the first of completion, error and disposal
-    closes it, later items are dropped, and the source is released once it terminated.
-    """
-
-    __slots__ = ("_lock", "_open", "invocation", "observer", "span", "subscription")
-
-    def __init__(
-        self, invocation: InvocationTrace, span: Span, observer: abc.ObserverBase[Any]
-    ) -> None:
-        self.invocation = invocation
-        self.span = span
-        self.observer = observer
-        self.subscription: abc.DisposableBase | None = None
-        self._lock = threading.Lock()
-        self._open = True
-
-    def subscribe(
-        self,
-        context: Context,
-        build: Callable[[], Observable[Any]],
-        scheduler: abc.SchedulerBase | None,
-    ) -> abc.DisposableBase:
-        token = otel_context.attach(context)
-        try:
-            try:
-                inner = build()._subscribe_core(self, scheduler)  # pyright: ignore[reportPrivateUsage]
-            except Exception as exc:
-                self.on_error(exc)
-                return self
-        finally:
-            otel_context.detach(token)
-        if inner is None:  # a subscribe function may return nothing, or a bare callable
-            return self
-        if not hasattr(inner, "dispose"):
-            inner = Disposable(cast("Callable[[], None]", inner))
-        if not self._open:
-            inner.dispose()  # terminated (or disposed) while subscribing: release it now
-        else:
-            self.subscription = inner
-            if not self._open:  # terminated on another thread in between
-                self._release()
-        return self
-
-    @property
-    def is_stopped(self) -> bool:
-        """Producers that poll ``observer.is_stopped`` see the span closed."""
-        return not self._open
-
-    def _close(self) -> bool:
-        with self._lock:
-            if not self._open:
-                return False
-            self._open = False
-            return True
-
-    def _release(self) -> None:
-        subscription, self.subscription = self.subscription, None
-        if subscription is not None:
-            subscription.dispose()
-
-    def finish(self) -> None:
-        """Attributes known at the end (subclasses)."""
-
-    def on_next(self, value: Any) -> None:
-        if self._open:
-            self.observer.on_next(value)
-
-    def on_completed(self) -> None:
-        with self._lock:  # _close(), inlined on this path (once per span)
-            if not self._open:
-                return
-            self._open = False
-        self.finish()
-        self.span.end()
-        try:
-            self.observer.on_completed()
-        finally:
-            subscription = self.subscription
-            if subscription is not None:  # _release(), inlined: usually nothing to release
-                self.subscription = None
-                subscription.dispose()
-
-    def on_error(self, error: Exception) -> None:
-        if not self._close():
-            return
-        self.failed(error)
-        self.finish()
-        self.span.end()
-        try:
-            self.observer.on_error(error)
-        finally:
-            self._release()
-
-    def failed(self, error: BaseException) -> None:
-        span = self.span
-        span.record_exception(error)
-        span.set_attribute(attr.ERROR_TYPE, type(error).__qualname__)
-        span.set_status(Status(StatusCode.ERROR, str(error) or type(error).__name__))
-
-    def dispose(self) -> None:
-        if not self._open or not self._close():
-            return  # ended already: the source was released when it terminated
-        self._release()
-        code = self.invocation.stop_code or "CANCELLED"
-        self.span.set_attribute(attr.ERROR_CODE, code)
-        if code == "TIMEOUT":
-            self.span.set_status(Status(StatusCode.ERROR, "invocation deadline exceeded"))
-        self.finish()
-        self.span.end()
-
-
-class _ModelRun(_SpanRun):
-    __slots__ = ("_error_type", "_input", "_model", "_output", "_reasons", "_reply", "_started")
-
-    def __init__(
-        self,
-        invocation: InvocationTrace,
-        span: Span,
-        observer: abc.ObserverBase[LlmResponse],
-        model: str,
-    ) -> None:
-        super().__init__(invocation, span, observer)
-        self._model = model
-        self._started = 0.0 if invocation.instruments is None else time.perf_counter()
-        self._input: int | None = None
-        self._output: int | None = None
-        self._reasons: list[str] = []
-        self._reply: Any = None
-        self._error_type: str | None = None
-
-    def on_next(self, value: LlmResponse) -> None:
-        if not self._open:
-            return
-        response = value
-        if not response.partial:
-            usage = response.usage_metadata
-            if usage is not None:
-                self._input = usage.prompt_token_count
-                self._output = usage.candidates_token_count
-            reason = response.finish_reason
-            if reason is not None:
-                self._reasons.append(str(getattr(reason, "value", reason)))
-            if response.content is not None:
-                self._reply = response.content
-        self.observer.on_next(response)
-
-    def failed(self, error: BaseException) -> None:
-        super().failed(error)
-        self._error_type = type(error).__qualname__
-
-    def finish(self) -> None:
-        span = self.span
-        if self._input is not None:
-            span.set_attribute(attr.INPUT_TOKENS, self._input)
-        if self._output is not None:
-            span.set_attribute(attr.OUTPUT_TOKENS, self._output)
-        if self._reasons:
-            span.set_attribute(attr.RESPONSE_FINISH_REASONS, self._reasons)
-        if self.invocation.capture and self._reply is not None:
-            span.set_attribute(attr.OUTPUT_MESSAGES, attr.contents_json(self._reply))
-        instruments = self.invocation.instruments
-        if instruments is not None:
-            instruments.model_call(
-                time.perf_counter() - self._started,
-                self._model,
-                self._input,
-                self._output,
-                self._error_type,
-            )
-
-
-class ToolSpan(_SpanRun):
-    """The span of one tool call; the call path reports a tool's exception through it."""
-
-    __slots__ = ()
-
-    def on_next(self, value: Any) -> None:
-        if not self._open:
-            return
-        response = value
-        if self.invocation.capture:
-            self.span.set_attribute(attr.TOOL_CALL_RESULT, attr.value_json(response))
-        self.observer.on_next(response)
-
-    def tool_failed(self, error: BaseException) -> None:
-        """The tool raised (or timed out); the model still gets an error response."""
-        with self._lock:
-            if not self._open:
-                return
-        self.failed(error)
+        return watched(run, watcher)

@@ -2,8 +2,10 @@ import adk_rx.rx
 
 EXPECTED = {
     "BufferOverflow",
+    "Outcome",
     "Overflow",
     "SerializedSubject",
+    "Watcher",
     "completable",
     "from_async",
     "from_blocking",
@@ -22,6 +24,7 @@ EXPECTED = {
     "timer_scheduler",
     "to_async_iterable",
     "to_iterable",
+    "watched",
     "with_sink",
 }
 
