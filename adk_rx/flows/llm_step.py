@@ -13,16 +13,16 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
-from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.callbacks import callback_chain, has_callbacks
 from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
-from adk_rx.events import Event, new_call_id, new_event_id
+from adk_rx.events import Event
 from adk_rx.flows.confirmation import resume_confirmations
 from adk_rx.flows.functions import call_events_now
+from adk_rx.flows.model_event import ResponseIds, model_event
 from adk_rx.flows.request import build_request_now
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
@@ -61,9 +61,17 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         return (yield _call_model_counted(agent, ctx, request)) or last
     cc = CallbackContext(ctx)
     tools = request.tools_dict
-    event_id = _ResponseId()
+    ids = ResponseIds()
     for response in responses:
-        event = _model_event(agent, ctx, cc, tools, response, event_id)
+        event = model_event(
+            response,
+            author=agent.name,
+            ctx=ctx,
+            partial=response.partial,
+            ids=ids,
+            actions=cc.actions,
+            tools=tools,
+        )
         if event is None:
             continue
         if event.partial:  # a streamed chunk: emitted as it is (the common case, kept short)
@@ -184,26 +192,8 @@ def _call_model_counted(
     else:
         responses = call_model()
     tools = request.tools_dict
-    event_id = _ResponseId()
-    return responses.pipe(
-        concat_map_direct(lambda r: _postprocess(agent, ctx, cc, tools, r, event_id))
-    )
-
-
-class _ResponseId:
-    """The event id of one model response, as in google-adk: its streamed chunks share it with
-    the complete event that follows them; the next response gets a fresh one."""
-
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value = new_event_id()
-
-    def take(self, partial: bool) -> str:
-        value = self.value
-        if not partial:
-            self.value = new_event_id()
-        return value
+    ids = ResponseIds()
+    return responses.pipe(concat_map_direct(lambda r: _postprocess(agent, ctx, cc, tools, r, ids)))
 
 
 def _check_response(hook: str) -> Any:
@@ -273,97 +263,28 @@ def _after_model(
     ).pipe(ops.map(checked), ops.default_if_empty(response))
 
 
-def _with_call_ids(content: types.Content | None) -> types.Content | None:
-    """Gives every function call an id (``adk-<uuid>``) without mutating the response."""
-    if content is None or not content.parts:
-        return content
-    if all(p.function_call is None or p.function_call.id for p in content.parts):
-        return content
-    parts = [
-        p.model_copy(
-            update={"function_call": p.function_call.model_copy(update={"id": new_call_id()})}
-        )
-        if p.function_call is not None and not p.function_call.id
-        else p
-        for p in content.parts
-    ]
-    return content.model_copy(update={"parts": parts})
-
-
-def _has_calls(parts: list[types.Part]) -> bool:
-    for part in parts:  # noqa: SIM110 (a plain loop: this runs once per streamed chunk)
-        if part.function_call is not None:
-            return True
-    return False
-
-
-def _model_event(
-    agent: LlmAgent,
-    ctx: InvocationContext,
-    cc: CallbackContext,
-    tools: dict[str, BaseTool],
-    response: LlmResponse,
-    event_id: _ResponseId,
-) -> Event | None:
-    if (
-        response.content is None
-        and response.error_code is None
-        and not response.interrupted
-        and not response.turn_complete
-    ):
-        return None
-    content = response.content
-    long_running: frozenset[str] | None = None
-    if content is not None and content.parts and _has_calls(content.parts):
-        content = _with_call_ids(content)
-        assert content is not None and content.parts is not None
-        ids = {
-            p.function_call.id
-            for p in content.parts
-            if p.function_call is not None
-            and p.function_call.id
-            and (tool := tools.get(p.function_call.name or "")) is not None
-            and tool.is_long_running
-        }
-        long_running = frozenset(ids) if ids else None
-    return Event(
-        id=event_id.take(bool(response.partial)),
-        author=agent.name,
-        invocation_id=ctx.invocation_id,
-        branch=ctx.branch,
-        content=content,
-        actions=cc.actions.freeze(),
-        long_running_tool_ids=long_running,
-        partial=response.partial,
-        turn_complete=response.turn_complete,
-        error_code=response.error_code,
-        error_message=response.error_message,
-        finish_reason=response.finish_reason,
-        usage_metadata=response.usage_metadata,
-        interrupted=response.interrupted,
-        custom_metadata=response.custom_metadata,
-        model_version=response.model_version,
-        grounding_metadata=response.grounding_metadata,
-        citation_metadata=response.citation_metadata,
-        avg_logprobs=response.avg_logprobs,
-        logprobs_result=response.logprobs_result,
-    )
-
-
 def _postprocess(
     agent: LlmAgent,
     ctx: InvocationContext,
     cc: CallbackContext,
     tools: dict[str, BaseTool],
     response: LlmResponse,
-    event_id: _ResponseId,
+    ids: ResponseIds,
 ) -> Observable[Event] | tuple[Event, ...]:
     """The response's event, then its function calls' events, then a transfer's run.
 
     A streamed chunk (and any event that neither calls a function nor transfers) needs no
     further work and is returned as is, so a stream costs no inner Observable per chunk.
     """
-    event = _model_event(agent, ctx, cc, tools, response, event_id)
+    event = model_event(
+        response,
+        author=agent.name,
+        ctx=ctx,
+        partial=response.partial,
+        ids=ids,
+        actions=cc.actions,
+        tools=tools,
+    )
     if event is None:
         return ()
     if event.partial:

@@ -34,10 +34,10 @@ from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.flows.functions import handle_function_calls
 from adk_rx.flows.open_calls import check_answers
+from adk_rx.flows.model_event import model_event
 from adk_rx.flows.request import build_request
 from adk_rx.live.outbox import Outbox
 from adk_rx.live.queue import LiveRequest, LiveRequestQueue
-from adk_rx.models.aggregation import ensure_function_call_ids
 from adk_rx.models.live import BaseLlmConnection
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
@@ -168,40 +168,23 @@ class _LiveSession:
                     partial=None if response.input_transcription.finished else True,
                 )
             )
-        content = ensure_function_call_ids(response.content)
-        if content is not None and not content.parts:
-            content = None
-        event = self._model_event(agent, response, content)
-        if event is not None:
-            self.outbox.push(event)
-        calls = [p.function_call for p in content.parts or []] if content is not None else []
-        calls = [c for c in calls if c is not None]
+        if response.content is not None and not response.content.parts:
+            response = response.replace(content=None)
+        # A signal without content is shown, not stored; so is a chunk.
+        output = response.output_transcription
+        signal_only = response.content is None and (output is None or not output.finished)
+        event = model_event(
+            response,
+            author=agent.name,
+            ctx=self._ctx,
+            partial=True if (response.partial or signal_only) else None,
+        )
+        if event is None:
+            return
+        self.outbox.push(event)
+        calls = event.get_function_calls()
         if calls and not response.partial:
             self._run_tools(connection, agent, calls)
-
-    def _model_event(
-        self, agent: LlmAgent, response: LlmResponse, content: types.Content | None
-    ) -> Event | None:
-        output = response.output_transcription
-        signals = response.turn_complete or response.interrupted or response.error_code
-        if content is None and output is None and not signals:
-            return None
-        # A signal without content is shown, not stored; so is a chunk.
-        signal_only = content is None and (output is None or not output.finished)
-        partial = True if (response.partial or signal_only) else None
-        return self._event(
-            agent.name,
-            content=content,
-            partial=partial,
-            turn_complete=response.turn_complete,
-            interrupted=response.interrupted,
-            output_transcription=output,
-            error_code=response.error_code,
-            error_message=response.error_message,
-            usage_metadata=response.usage_metadata,
-            model_version=response.model_version,
-            custom_metadata=response.custom_metadata,
-        )
 
     def _run_tools(
         self, connection: BaseLlmConnection, agent: LlmAgent, calls: list[types.FunctionCall]
