@@ -5,7 +5,9 @@ markers, close), forwarded to the model connection in order. Out: the connection
 turned into events. Function calls run as in ``run_async`` (tool callbacks, plugins, errors
 back to the model) and their responses go back on the connection; a transfer closes this
 agent's connection and opens the target's with its own request. Everything reaches the
-Runner through one :class:`Outbox`, one event at a time.
+Runner through one :class:`~adk_rx.rx.emitter.Emitter`, one event at a time; an interruption
+purges the interrupted agent's content chunks still waiting there, so a barged-in answer stops
+at once instead of draining stale chunks.
 
 Marble diagram (``c`` a user content, ``t`` text chunks, ``T`` the complete text, ``!`` turn
 complete, ``f`` a function call, ``r`` its response, ``|`` close)::
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 from reactivex import Observable, abc
-from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
+from reactivex.disposable import Disposable
 
 from adk_rx.agents.llm import LlmAgent
 from adk_rx.errors import ConfigurationError
@@ -36,11 +38,11 @@ from adk_rx.flows.functions import handle_function_calls
 from adk_rx.flows.open_calls import check_answers
 from adk_rx.flows.model_event import model_event
 from adk_rx.flows.request import build_request
-from adk_rx.live.outbox import Outbox
 from adk_rx.live.queue import LiveRequest, LiveRequestQueue
 from adk_rx.models.live import BaseLlmConnection
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
+from adk_rx.rx.emitter import Emitter, from_emitter
 
 if TYPE_CHECKING:
     from adk_rx.agents.base import BaseAgent
@@ -59,32 +61,34 @@ def run_live_agent(agent: BaseAgent, ctx: InvocationContext) -> Observable[Event
             f"agent {agent.name!r} is a {type(agent).__name__}; live sessions run an LlmAgent"
         )
 
-    def subscribe(
-        observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
-    ) -> abc.DisposableBase:
-        session = _LiveSession(queue, ctx, Outbox(observer))
-        session.open(agent)
-        return Disposable(session.dispose)
+    def start(out: Emitter[Event]) -> None:
+        _LiveSession(queue, ctx, out).open(agent)
 
-    return Observable(subscribe)
+    return from_emitter(start)
 
 
 class _LiveSession:
-    """One subscription: the agent currently connected, its connection, and what is in flight."""
+    """One subscription: the agent currently connected and its connection.
 
-    def __init__(self, queue: LiveRequestQueue, ctx: InvocationContext, outbox: Outbox) -> None:
+    Everything in flight (the queue's and the connection's subscriptions, requests being built,
+    tools, sends) is followed by the emitter ``out``, which fails the stream on an error and
+    disposes all of it (then closes the connection) when the stream stops.
+    """
+
+    def __init__(
+        self, queue: LiveRequestQueue, ctx: InvocationContext, out: Emitter[Event]
+    ) -> None:
         self.queue = queue
         self.root_ctx = ctx
-        self.outbox = outbox
+        self.out = out
         self._lock = threading.Lock()
-        self._stopped = False
         self._connection: BaseLlmConnection | None = None
         self._agent: LlmAgent | None = None
         self._ctx = ctx
         self._tools: dict[str, Any] = {}
-        self._inputs = SerialDisposable()  # the queue subscription
-        self._outputs = SerialDisposable()  # the connection's receive()
-        self._work = CompositeDisposable()  # requests being built, tools running, sends
+        self._inputs: abc.DisposableBase = Disposable()  # the queue subscription
+        self._outputs: abc.DisposableBase = Disposable()  # the connection's receive()
+        out.on_dispose(self._close_connection)
 
     # -- connecting ---------------------------------------------------------------------------
     def open(self, agent: LlmAgent) -> None:
@@ -93,31 +97,28 @@ class _LiveSession:
         try:
             ctx.increment_llm_call_count()
         except Exception as exc:
-            self.outbox.fail(exc)
+            self.out.fail(exc)
             return
-        build = build_request(agent, ctx).subscribe(
-            on_next=lambda request: self._connect(agent, ctx, request),
-            on_error=self._fail,
+        self.out.follow(
+            build_request(agent, ctx), lambda request: self._connect(agent, ctx, request)
         )
-        self._work.add(build)
 
     def _connect(self, agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> None:
-        if self._stopped:
+        if self.out.is_stopped:
             return
         _live_config(request, ctx)
         connection = agent.canonical_model.connect(request)
         with self._lock:
             self._agent, self._ctx, self._connection = agent, ctx, connection
             self._tools = dict(request.tools_dict)
-        self._outputs.disposable = connection.receive().subscribe(
-            on_next=lambda response: self._on_response(connection, response),
-            on_error=self._fail,
-            on_completed=lambda: self._on_closed(connection),
+        self._outputs = self.out.follow(
+            connection.receive(),
+            lambda response: self._on_response(connection, response),
+            lambda: self._on_closed(connection),
         )
-        self._send(connection.send_history(request.contents))
-        self._inputs.disposable = self.queue.requests().subscribe(
-            on_next=lambda live_request: self._forward(connection, live_request),
-            on_error=self._fail,
+        self.out.follow(connection.send_history(request.contents))
+        self._inputs = self.out.follow(
+            self.queue.requests(), lambda live_request: self._forward(connection, live_request)
         )
 
     # -- in: the user's requests --------------------------------------------------------------
@@ -133,35 +134,26 @@ class _LiveSession:
             try:
                 check_answers(self._ctx.session, content)  # as run_async does, before storing
             except ConfigurationError as exc:
-                self._fail(exc)
+                self.out.fail(exc)
                 return
-            self.outbox.push(self._event("user", content=content))
-            self._send(connection.send_content(content))
+            self.out.push(self._event("user", content=content))
+            self.out.follow(connection.send_content(content))
         elif request.blob is not None:
-            self._send(connection.send_realtime(request.blob))
+            self.out.follow(connection.send_realtime(request.blob))
         elif request.activity_start:
-            self._send(connection.send_activity_start())
+            self.out.follow(connection.send_activity_start())
         elif request.activity_end:
-            self._send(connection.send_activity_end())
-
-    def _send(self, completable: Observable[None]) -> None:
-        holder = SerialDisposable()
-        self._work.add(holder)
-
-        def done() -> None:
-            self._work.remove(holder)
-
-        holder.disposable = completable.subscribe(on_error=self._fail, on_completed=done)
+            self.out.follow(connection.send_activity_end())
 
     # -- out: the model's responses -----------------------------------------------------------
     def _on_response(self, connection: BaseLlmConnection, response: LlmResponse) -> None:
         agent = self._agent
-        if agent is None or connection is not self._connection or self._stopped:
+        if agent is None or connection is not self._connection or self.out.is_stopped:
             return
         if response.interrupted:
-            self.outbox.purge_partials(agent.name)
+            self.out.purge(lambda event: _is_chunk_of(event, agent.name))
         if response.input_transcription is not None:
-            self.outbox.push(
+            self.out.push(
                 self._event(
                     "user",
                     input_transcription=response.input_transcription,
@@ -181,7 +173,7 @@ class _LiveSession:
         )
         if event is None:
             return
-        self.outbox.push(event)
+        self.out.push(event)
         calls = event.get_function_calls()
         if calls and not response.partial:
             self._run_tools(connection, agent, calls)
@@ -189,11 +181,8 @@ class _LiveSession:
     def _run_tools(
         self, connection: BaseLlmConnection, agent: LlmAgent, calls: list[types.FunctionCall]
     ) -> None:
-        holder = SerialDisposable()
-        self._work.add(holder)
-
         def on_event(event: Event) -> None:
-            self.outbox.push(event)
+            self.out.push(event)
             if event.partial:
                 return
             target = event.actions.transfer_to_agent
@@ -203,55 +192,45 @@ class _LiveSession:
             responses = event.get_function_responses()
             if responses:
                 parts = [types.Part(function_response=r) for r in responses]
-                self._send(connection.send_content(types.Content(role="user", parts=parts)))
+                self.out.follow(connection.send_content(types.Content(role="user", parts=parts)))
 
-        def done() -> None:
-            self._work.remove(holder)
-
-        holder.disposable = handle_function_calls(agent, self._ctx, calls, self._tools).subscribe(
-            on_next=on_event, on_error=self._fail, on_completed=done
-        )
+        self.out.follow(handle_function_calls(agent, self._ctx, calls, self._tools), on_event)
 
     def _transfer(self, agent: LlmAgent, target_name: str) -> None:
         target = agent.root_agent.find_agent(target_name)
         if not isinstance(target, LlmAgent):
-            self._fail(ConfigurationError(f"cannot transfer a live session to {target_name!r}"))
+            self.out.fail(ConfigurationError(f"cannot transfer a live session to {target_name!r}"))
             return
         with self._lock:
             old, self._connection = self._connection, None
         self._inputs.dispose()
-        self._inputs = SerialDisposable()
         self._outputs.dispose()
-        self._outputs = SerialDisposable()
         if old is not None:
             old.close()
         self.open(target)
 
     def _on_closed(self, connection: BaseLlmConnection) -> None:
         if connection is self._connection:
-            self.outbox.complete()
+            self.out.complete()
 
-    # -- stopping -----------------------------------------------------------------------------
-    def _fail(self, error: Exception) -> None:
-        if not self._stopped:
-            self.outbox.fail(error)
-            self.dispose()
-
-    def dispose(self) -> None:
+    def _close_connection(self) -> None:
         with self._lock:
-            if self._stopped:
-                return
-            self._stopped = True
             connection, self._connection = self._connection, None
-        self._inputs.dispose()
-        self._work.dispose()
-        self._outputs.dispose()
         if connection is not None:
             connection.close()
 
     def _event(self, author: str, **fields: Any) -> Event:
         ctx = self._ctx
         return Event(author=author, invocation_id=ctx.invocation_id, branch=ctx.branch, **fields)
+
+
+def _is_chunk_of(event: Event, author: str) -> bool:
+    """A content chunk of ``author`` still waiting: what an interruption purges. Signals
+    (``interrupted``, ``turn_complete``, an error) are never purged, so a subscriber sees every
+    turn end."""
+    if not event.partial or event.author != author:
+        return False
+    return not (event.interrupted or event.turn_complete or event.error_code)
 
 
 def _live_config(request: LlmRequest, ctx: InvocationContext) -> None:

@@ -22,6 +22,7 @@ from adk_rx.rx.bridges import (
     to_async_iterable,
     to_iterable,
 )
+from adk_rx.rx.emitter import Emitter, from_emitter
 from adk_rx.rx.observe_on_bounded import observe_on_bounded
 from adk_rx.rx.overflow import BufferOverflow, Overflow
 from adk_rx.rx.schedulers import io_scheduler, runtime_loop, set_io_scheduler, timer_scheduler
@@ -32,6 +33,7 @@ from adk_rx.rx.with_sink import with_sink
 
 __all__ = [
     "BufferOverflow",
+    "Emitter",
     "Outcome",
     "Overflow",
     "SerializedSubject",
@@ -40,6 +42,7 @@ __all__ = [
     "from_async",
     "from_blocking",
     "from_blocking_iterable",
+    "from_emitter",
     "io_scheduler",
     "maybe",
     "observe_on_bounded",

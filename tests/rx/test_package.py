@@ -2,12 +2,14 @@ import adk_rx.rx
 
 EXPECTED = {
     "BufferOverflow",
+    "Emitter",
     "Outcome",
     "Overflow",
     "SerializedSubject",
     "Watcher",
     "completable",
     "from_async",
+    "from_emitter",
     "from_blocking",
     "from_blocking_iterable",
     "io_scheduler",
