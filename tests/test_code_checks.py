@@ -3,6 +3,10 @@ code and the tests, basedpyright on the package (configured in pyproject.toml)."
 
 from __future__ import annotations
 
+import ast
+import importlib
+import inspect
+import itertools
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -10,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.import_graph import cycles, runtime_imports
+from tests.import_graph import cycles, modules, runtime_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -176,3 +180,99 @@ def test_the_graph_sees_deferred_imports_and_skips_type_checking_ones(tmp_path: 
         ("pkg.top", "pkg.sub.low", False),
     }
     assert cycles(runtime_imports(package)) == [["pkg.sub", "pkg.sub.low", "pkg.top"]]
+
+
+# -- shape of the code (STYLE.md; contract 12) --------------------------------------------------
+
+MAX_MODULE_LINES = 450
+OBSERVER_METHODS = {"on_next", "on_error", "on_completed"}
+
+
+def _sources() -> dict[str, Path]:
+    return {name: path for name, path in modules(PACKAGE).items()}
+
+
+def test_every_module_is_at_most_450_lines() -> None:
+    long = {
+        name: length
+        for name, path in _sources().items()
+        if (length := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}, "split these by concept"
+
+
+def test_observers_and_hand_made_subscriptions_live_in_rx() -> None:
+    found: list[str] = []
+    for name, path in _sources().items():
+        if name == "adk_rx.rx" or name.startswith("adk_rx.rx."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                methods = {
+                    item.name
+                    for item in node.body
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+                }
+                if methods & OBSERVER_METHODS:
+                    found.append(f"{name}:{node.lineno} class {node.name} is an observer")
+            elif isinstance(node, ast.Attribute) and node.attr == "_subscribe_core":
+                found.append(f"{name}:{node.lineno} calls _subscribe_core")
+    assert found == [], "make it an operator in adk_rx/rx/:\n" + "\n".join(found)
+
+
+def test_each_module_of_rx_outside_its_engine_defines_public_operators() -> None:
+    import adk_rx.rx
+
+    public = set(adk_rx.rx.__all__)
+    private = [
+        name
+        for name in _sources()
+        if name.startswith("adk_rx.rx.")
+        and not name.startswith("adk_rx.rx._engine")
+        and not public & set(importlib.import_module(name).__all__)
+    ]
+    assert private == [], "move to adk_rx/rx/_engine/ or export from adk_rx.rx"
+
+
+def _documented_constants(package: str) -> set[str]:
+    """Names assigned with a docstring (a string right after the assignment) in the package."""
+    names: set[str] = set()
+    for name, path in _sources().items():
+        if name != package and not name.startswith(package + "."):
+            continue
+        body = ast.parse(path.read_text()).body
+        for node, after in itertools.pairwise(body):
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AnnAssign)
+                else []
+            )
+            if (
+                isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
+                names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def test_every_name_a_package_exports_has_a_docstring() -> None:
+    missing: list[str] = []
+    for name, path in sorted(_sources().items()):
+        if path.name != "__init__.py":
+            continue
+        package = importlib.import_module(name)
+        constants: set[str] | None = None
+        for exported in getattr(package, "__all__", ()):
+            value = getattr(package, exported)
+            if inspect.isclass(value) or inspect.isfunction(value) or inspect.ismodule(value):
+                if not (value.__doc__ or "").strip():
+                    missing.append(f"{name}.{exported}")
+                continue
+            if constants is None:
+                constants = _documented_constants(name)
+            if exported not in constants:
+                missing.append(f"{name}.{exported} (a value: document it where it is assigned)")
+    assert missing == []

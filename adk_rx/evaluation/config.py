@@ -24,6 +24,7 @@ from adk_rx.evaluation.simulation import LlmBackedUserSimulatorConfig
 __all__ = ["DEFAULT_CRITERIA", "EvalConfig", "criteria_from_config"]
 
 DEFAULT_CRITERIA: Mapping[str, float] = {TRAJECTORY: 1.0, RESPONSE: 0.8}
+"""The thresholds a case must meet when no config names others."""
 
 Criteria = Mapping[str, float | Mapping[str, Any] | BaseCriterion]
 

@@ -21,6 +21,7 @@ __all__ = [
 ]
 
 CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The environment variable that puts contents (messages, tool arguments) on spans when true."""
 
 OPERATION = "gen_ai.operation.name"
 AGENT_NAME = "gen_ai.agent.name"

@@ -89,6 +89,7 @@ class NoTrace:
 
 
 NO_TRACE = NoTrace()
+"""The trace of an invocation nobody listens to: every call on it does nothing."""
 
 
 class Telemetry:

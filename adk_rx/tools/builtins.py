@@ -64,4 +64,7 @@ class ExitLoopTool(BaseTool):
 
 
 transfer_to_agent = TransferToAgentTool()
+"""Hands the turn to another agent of the tree (added to an LlmAgent that may transfer)."""
+
 exit_loop = ExitLoopTool()
+"""Ends the enclosing LoopAgent (it escalates)."""

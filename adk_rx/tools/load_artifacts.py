@@ -168,3 +168,4 @@ class LoadArtifactsTool(BaseTool):
 
 
 load_artifacts = LoadArtifactsTool()
+"""Lets the model see the session's artifacts by name (their list is in the request)."""

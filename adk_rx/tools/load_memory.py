@@ -83,3 +83,4 @@ class LoadMemoryTool(BaseTool):
 
 
 load_memory = LoadMemoryTool()
+"""Lets the model search the memory of earlier sessions of the user."""
