@@ -2,7 +2,9 @@
 
 * :class:`InvocationContext` - one per agent per invocation (copied, never mutated, when
   the runtime descends into a sub-agent); the parts shared by the whole invocation
-  (LLM-call budget, cancellation, scratch data) live in one :class:`InvocationShared`.
+  (LLM-call budget, cancellation, scratch data) live in one
+  :class:`~adk_rx.invocation_shared.InvocationShared`, the
+  services of the Runner in one :class:`~adk_rx.services.InvocationServices`.
 * :class:`ReadonlyContext` - read-only view for instruction providers.
 * :class:`CallbackContext` - state writes and artifact saves recorded as the next event's
   actions (never written through to the session).
@@ -12,7 +14,6 @@
 from __future__ import annotations
 
 import dataclasses
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -22,19 +23,18 @@ from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
-from adk_rx.errors import ConfigurationError, LlmCallsLimitExceededError
+from adk_rx.errors import ConfigurationError
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions, ToolConfirmation, new_event_id
+from adk_rx.invocation_shared import InvocationShared
 from adk_rx.run_config import RunConfig
+from adk_rx.services import InvocationServices
 from adk_rx.state import State
 
 if TYPE_CHECKING:
-    from reactivex.abc import SchedulerBase
-
     from adk_rx.agents.base import BaseAgent
     from adk_rx.artifacts.base import BaseArtifactService
     from adk_rx.live.queue import LiveRequestQueue
     from adk_rx.memory.base import BaseMemoryService, SearchMemoryResponse
-    from adk_rx.plugins import PluginManager
     from adk_rx.resumability.log import ResumeLog
     from adk_rx.sessions.base import BaseSessionService
     from adk_rx.sessions.session import Session
@@ -44,7 +44,6 @@ __all__ = [
     "ActionsBuilder",
     "CallbackContext",
     "InvocationContext",
-    "InvocationShared",
     "ReadonlyContext",
     "ToolContext",
     "new_invocation_id",
@@ -57,71 +56,27 @@ def new_invocation_id() -> str:
     return f"e-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-class InvocationShared:
-    """Per-invocation state shared by every context copy of that invocation.
-
-    Attributes:
-        callback_data: scratch space shared by callbacks and plugins of the invocation.
-        cancelled: set once the invocation is cancelled (disposal or deadline).
-    """
-
-    __slots__ = (
-        "_lock",
-        "callback_data",
-        "cancelled",
-        "llm_calls",
-        "max_llm_calls",
-        "wait_stored",
-    )
-
-    def __init__(self, max_llm_calls: int) -> None:
-        self._lock = threading.Lock()
-        # Set by the Runner of a resumable app: a Completable for "this event id is stored".
-        self.wait_stored: Callable[[str], Observable[Any]] | None = None
-        self.llm_calls = 0
-        self.max_llm_calls = max_llm_calls
-        self.callback_data: dict[str, Any] = {}
-        self.cancelled = threading.Event()
-
-    def count_llm_call(self) -> None:
-        """Counts one model call; raises when the invocation's budget is spent."""
-        with self._lock:
-            self.llm_calls += 1
-            calls = self.llm_calls
-        if 0 < self.max_llm_calls < calls:
-            raise LlmCallsLimitExceededError(
-                f"max number of llm calls limit of {self.max_llm_calls} exceeded; raise "
-                "RunConfig.max_llm_calls (0 or less means unlimited) or fix the loop"
-            )
-
-
 @dataclass(slots=True)
 class InvocationContext:
     """Everything one agent needs while it runs within an invocation.
 
     Copies are made with :meth:`copy` when the runtime descends into a sub-agent or a
-    branch; ``end_invocation`` is per copy, ``shared`` is one object per invocation.
-    ``is_resumable`` makes agents record their progress as events; ``resume`` holds what
-    the stored events say while an invocation is being resumed (None otherwise).
+    branch; ``end_invocation`` is per copy, ``shared`` is one object per invocation and
+    ``services`` one per Runner. ``resume`` holds what the stored events say while an
+    invocation is being resumed (None otherwise).
     """
 
-    session_service: BaseSessionService
     session: Session
     agent: BaseAgent
+    services: InvocationServices
     invocation_id: str = field(default_factory=new_invocation_id)
     branch: str | None = None
     user_content: types.Content | None = None
     run_config: RunConfig = field(default_factory=RunConfig)
-    artifact_service: BaseArtifactService | None = None
-    memory_service: BaseMemoryService | None = None
-    plugin_manager: PluginManager | None = None
-    io_scheduler: SchedulerBase | None = None
-    timer_scheduler: SchedulerBase | None = None
     end_invocation: bool = False
     shared: InvocationShared = None  # type: ignore[assignment]
     trace: TraceScope | None = None  # the span this agent runs in; None when nobody listens
     live_request_queue: LiveRequestQueue | None = None  # set by Runner.run_live
-    is_resumable: bool = False
     resume: ResumeLog | None = None
 
     def __post_init__(self) -> None:
@@ -132,6 +87,21 @@ class InvocationContext:
         """A copy with some fields changed; ``shared`` stays the same object."""
         changes.setdefault("end_invocation", False)
         return dataclasses.replace(self, **changes)
+
+    @property
+    def session_service(self) -> BaseSessionService:
+        """Where the session is stored (``services.session_service``)."""
+        return self.services.session_service
+
+    @property
+    def artifact_service(self) -> BaseArtifactService | None:
+        """Where artifacts are stored (``services.artifact_service``)."""
+        return self.services.artifact_service
+
+    @property
+    def memory_service(self) -> BaseMemoryService | None:
+        """Long-term memory (``services.memory_service``)."""
+        return self.services.memory_service
 
     @property
     def app_name(self) -> str:
@@ -283,7 +253,7 @@ class CallbackContext(ReadonlyContext):
         return self._ctx.cancelled
 
     def _artifacts(self) -> BaseArtifactService:
-        service = self._ctx.artifact_service
+        service = self._ctx.services.artifact_service
         if service is None:
             raise ConfigurationError(
                 "no artifact service is configured; pass artifact_service= to the Runner"
@@ -383,7 +353,7 @@ class ToolContext(CallbackContext):
 
     def search_memory(self, query: str) -> Observable[SearchMemoryResponse]:
         """Searches the memory service for this app and user."""
-        service = self._ctx.memory_service
+        service = self._ctx.services.memory_service
         if service is None:
             raise ConfigurationError(
                 "no memory service is configured; pass memory_service= to the Runner"

@@ -5,6 +5,7 @@ No mocks: real in-memory services, ScriptedLlm, and a small agent that replays t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,6 +23,7 @@ from adk_rx import (
     Session,
 )
 from adk_rx.models.llm_response import LlmResponse
+from adk_rx.services import InvocationServices
 
 APP = "test_app"
 USER = "test_user"
@@ -67,16 +69,26 @@ class ReplayAgent(BaseAgent):
 def new_context(
     agent: BaseAgent, service: InMemorySessionService | None = None, **kwargs: Any
 ) -> InvocationContext:
-    """An invocation context on a fresh in-memory session (no Runner, no persistence)."""
+    """An invocation context on a fresh in-memory session (no Runner, no persistence).
+
+    Keyword arguments naming a field of InvocationServices go to the context's services.
+    """
     service = service or InMemorySessionService()
     session = service.create_session(app_name=APP, user_id=USER).run()
     return InvocationContext(
-        session_service=service,
         session=session,
         agent=agent,
+        services=services_of(service, kwargs),
         user_content=text("user content"),
         **kwargs,
     )
+
+
+def services_of(service: InMemorySessionService, kwargs: dict[str, Any]) -> InvocationServices:
+    """Services on ``service`` with the fields ``kwargs`` names (taken out of it)."""
+    names = {f.name for f in dataclasses.fields(InvocationServices)}
+    given = {name: kwargs.pop(name) for name in list(kwargs) if name in names}
+    return InvocationServices(session_service=service, **given)
 
 
 def collect(observable: Observable[Any]) -> list[Any]:

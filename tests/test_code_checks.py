@@ -67,6 +67,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "adk_rx.models",
             "adk_rx.tools",
             "adk_rx.context",
+            "adk_rx.services",
+            "adk_rx.invocation_shared",
             "adk_rx.callbacks",
             "adk_rx.callback_types",
             "adk_rx.plugins",

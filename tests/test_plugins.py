@@ -323,5 +323,5 @@ def test_agent_level_plugin_hooks_apply_without_a_runner() -> None:
         "before_agent_callback", types.Content(role="model", parts=[types.Part(text="plugin")])
     )
     agent = LlmAgent(name="test_agent", model=ScriptedLlm([]))
-    ctx = new_context(agent, plugin_manager=PluginManager([plugin]))
+    ctx = new_context(agent, plugins=PluginManager([plugin]))
     assert simplify_events(collect(agent.run_async(ctx))) == ["test_agent: plugin"]

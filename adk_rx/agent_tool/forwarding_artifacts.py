@@ -29,11 +29,11 @@ class ForwardingArtifactService(BaseArtifactService):
     def __init__(self, tool_context: ToolContext) -> None:
         self.tool_context = tool_context
         ctx = tool_context.invocation_context
-        if ctx.artifact_service is None:
+        if ctx.services.artifact_service is None:
             raise ConfigurationError(
                 "no artifact service is configured; pass artifact_service= to the Runner"
             )
-        self.inner = ctx.artifact_service
+        self.inner = ctx.services.artifact_service
         self.scope = {
             "app_name": ctx.app_name,
             "user_id": ctx.user_id,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
@@ -101,23 +102,23 @@ class AgentTool(BaseTool):
 
     def _child_runner(self, tool_context: ToolContext) -> Runner:
         caller = tool_context.invocation_context
-        plugins = caller.plugin_manager
+        plugins = caller.services.plugins
         runner = Runner(
             app_name=caller.app_name,
             agent=self.agent,
             session_service=InMemorySessionService(),
             artifact_service=(
                 ForwardingArtifactService(tool_context)
-                if caller.artifact_service is not None
+                if caller.services.artifact_service is not None
                 else None
             ),
-            memory_service=caller.memory_service,
+            memory_service=caller.services.memory_service,
             plugins=plugins.plugins if self.include_plugins and plugins is not None else None,
-            io_scheduler=caller.io_scheduler,
-            timer_scheduler=caller.timer_scheduler,
+            io_scheduler=caller.services.io_scheduler,
+            timer_scheduler=caller.services.timer_scheduler,
         )
         if caller.trace is not None:  # the child run reports where the caller's run does
-            runner.telemetry = caller.trace.invocation.telemetry
+            runner.services = replace(runner.services, telemetry=caller.trace.invocation.telemetry)
         return runner
 
     def _child_run(self, text: str, tool_context: ToolContext) -> Observable[Any]:

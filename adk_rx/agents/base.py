@@ -151,7 +151,7 @@ class BaseAgent:
             if branch:
                 branch = f"{branch}.{self.name}"
             ctx = parent_context.copy(agent=self, branch=branch)
-            build = self._run_resumable if ctx.is_resumable else self._run_with_callbacks
+            build = self._run_resumable if ctx.services.is_resumable else self._run_with_callbacks
             if ctx.trace is not None:  # an invoke_agent span around the run
                 return ctx.trace.run_agent(self, ctx, build, observer, scheduler)
             # A defer whose observer is already guarded by this Observable's subscribe.
@@ -170,7 +170,7 @@ class BaseAgent:
         raise NotImplementedError(f"{type(self).__name__} must implement _run_async_impl")
 
     def _run_with_callbacks(self, ctx: InvocationContext) -> Observable[Event]:
-        plugins = ctx.plugin_manager
+        plugins = ctx.services.plugins
         has_before = has_callbacks(plugins, "before_agent_callback", self.before_agent_callback)
         has_after = has_callbacks(plugins, "after_agent_callback", self.after_agent_callback)
         if not has_before and not has_after:
@@ -207,7 +207,7 @@ class BaseAgent:
             return state_only if then is None else state_only.pipe(ops.concat(then))
 
         chain = callback_chain(
-            ctx.plugin_manager, hook, getattr(self, hook), (cc,), agent=self, callback_context=cc
+            ctx.services.plugins, hook, getattr(self, hook), (cc,), agent=self, callback_context=cc
         )
         return chain.pipe(ops.default_if_empty(None), ops.flat_map(decide))
 

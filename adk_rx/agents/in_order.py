@@ -66,7 +66,7 @@ def run_in_order(
                 if pending.paused:
                     return  # a long-running call waits for its answer: nothing more starts
                 child = subs[index]
-                if ctx.is_resumable and not resumed:
+                if ctx.services.is_resumable and not resumed:
                     state: dict[str, Any] = {"current_sub_agent": child.name}
                     if looping:
                         state["times_looped"] = round_

@@ -67,7 +67,7 @@ class ParallelAgent(BaseAgent):
     scheduler: SchedulerBase | None
 
     def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
-        scheduler = self.scheduler or ctx.io_scheduler or io_scheduler()
+        scheduler = self.scheduler or ctx.services.io_scheduler or io_scheduler()
         branch_ctx = ctx.copy(branch=ctx.branch or self.name)
         branches = [
             agent.run_async(branch_ctx).pipe(subscribe_on_eager(scheduler))

@@ -127,7 +127,9 @@ def call_events_now(
                 return tuple(_event_list(agent, ctx, items, [result]))
 
             if not tool.runs_inline:  # it may block: one hand-off to the I/O scheduler
-                return from_blocking(answer, ctx.io_scheduler).pipe(concat_map_direct(events))
+                return from_blocking(answer, ctx.services.io_scheduler).pipe(
+                    concat_map_direct(events)
+                )
             answered = events(answer())
             return answered if isinstance(answered, Observable) else list(answered)
     return handle_function_calls(agent, ctx, calls, tools)

@@ -127,7 +127,7 @@ def resolve_instruction(
 
 
 def _with_artifacts(template: str, names: list[str], ctx: InvocationContext) -> Observable[str]:
-    service = ctx.artifact_service
+    service = ctx.services.artifact_service
 
     def load(filename: str) -> Observable[tuple[str, str | None]]:
         if service is None:

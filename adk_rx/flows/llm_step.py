@@ -86,7 +86,7 @@ def _responses_now(
     agent: LlmAgent, ctx: InvocationContext, request: LlmRequest
 ) -> list[LlmResponse] | None:
     """The model's responses when it answers at once and nothing wraps the call, else None."""
-    plugins = ctx.plugin_manager
+    plugins = ctx.services.plugins
     if (
         ctx.trace is not None
         or has_callbacks(plugins, "before_model_callback", agent.before_model_callback)
@@ -156,7 +156,7 @@ def _call_model_counted(
     agent: LlmAgent, ctx: InvocationContext, request: LlmRequest
 ) -> Observable[Event]:
     cc = CallbackContext(ctx)
-    plugins = ctx.plugin_manager
+    plugins = ctx.services.plugins
     model = agent.canonical_model
     stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
 
@@ -223,7 +223,7 @@ def _on_model_error(
         error: Exception = wrapped
     else:
         error = exc
-    plugins = ctx.plugin_manager
+    plugins = ctx.services.plugins
     if not has_callbacks(plugins, "on_model_error_callback", agent.on_model_error_callback):
         return rx.throw(error)
     return callback_chain(
@@ -254,7 +254,7 @@ def _after_model(
         return replacement
 
     return callback_chain(
-        ctx.plugin_manager,
+        ctx.services.plugins,
         "after_model_callback",
         agent.after_model_callback,
         (cc, response),

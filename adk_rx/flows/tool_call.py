@@ -91,7 +91,7 @@ def _run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable
 
 def is_plain(agent: LlmAgent, ctx: InvocationContext) -> bool:
     """No tool callbacks and no tool timeout: a call is the tool plus result mapping."""
-    plugins = ctx.plugin_manager
+    plugins = ctx.services.plugins
     return (
         ctx.run_config.tool_timeout is None
         and not agent.before_tool_callback
@@ -156,7 +156,7 @@ def _tool_error(
     """On-tool-error callbacks (plugins first), else ``{"error": "..."}``."""
     if item.span is not None:
         item.span.tool_failed(exc)
-    plugins = ctx.plugin_manager
+    plugins = ctx.services.plugins
     tc = item.context
     if not has_callbacks(plugins, "on_tool_error_callback", agent.on_tool_error_callback):
         return rx_just({"error": _error_text(item, exc)})
@@ -185,7 +185,7 @@ def _run_call_with_callbacks(
         return sync.just(
             {"error": f"tool {item.call.name!r} does not exist; available tools: {known}"}
         )
-    plugins = ctx.plugin_manager
+    plugins = ctx.services.plugins
 
     def before() -> Observable[Any]:
         return callback_chain(
@@ -208,7 +208,9 @@ def _run_call_with_callbacks(
         timeout = ctx.run_config.tool_timeout
         if timeout is not None:
             obs = obs.pipe(
-                ops.timeout(timeout, rx.throw(_ToolTimeout()), scheduler=ctx.timer_scheduler)
+                ops.timeout(
+                    timeout, rx.throw(_ToolTimeout()), scheduler=ctx.services.timer_scheduler
+                )
             )
         return obs.pipe(
             ops.take(1),

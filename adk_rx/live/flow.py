@@ -35,8 +35,8 @@ from adk_rx.agents.llm import LlmAgent
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.flows.functions import handle_function_calls
-from adk_rx.flows.open_calls import check_answers
 from adk_rx.flows.model_event import model_event
+from adk_rx.flows.open_calls import check_answers
 from adk_rx.flows.request import build_request
 from adk_rx.live.queue import LiveRequest, LiveRequestQueue
 from adk_rx.models.live import BaseLlmConnection

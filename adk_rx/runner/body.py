@@ -1,8 +1,14 @@
-"""The body of a turn: the agent that takes it, and its events through the session writer."""
+"""The body of a turn: the agent that takes it, and its events through the session writer.
+
+Once the turn is open (``turn.py``), the plugins' ``before_run_callback`` may answer in the
+agent's place; otherwise the agent the session's history points to (``routing.py``), or the
+one a resumed invocation started with, runs, and each of its events is applied, stored (not a
+partial one) and shown to the plugins' ``on_event_callback``, in order, before it is emitted.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import reactivex as rx
 from google.genai import types
@@ -14,33 +20,44 @@ from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.live.flow import run_live_agent
 from adk_rx.resumability.invocation import resume_from_log
+from adk_rx.runner.request import TurnRequest
 from adk_rx.runner.routing import agent_to_run
+from adk_rx.runner.services import TurnServices
 from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 
-if TYPE_CHECKING:
-    from adk_rx.runner.runner import Runner
+__all__ = ["agent_events", "before_run_or_agent_events"]
 
-__all__ = ["agent_events", "reply_instead"]
+
+def before_run_or_agent_events(
+    services: TurnServices, request: TurnRequest, ctx: InvocationContext, writer: SessionWriter
+) -> Observable[Event]:
+    """The turn's events when a plugin has a ``before_run_callback``: its answer (one stored
+    event), or, when it answers None, :func:`agent_events`."""
+
+    def run_or_reply(found: list[Any]) -> Observable[Event]:
+        if not found:
+            return agent_events(services, request, ctx, writer)
+        return _reply_instead(ctx, writer, found[0])
+
+    return services.plugins.first("before_run_callback", invocation_context=ctx).pipe(
+        ops.to_list(), ops.flat_map(run_or_reply)
+    )
 
 
 def agent_events(
-    runner: Runner,
-    ctx: InvocationContext,
-    writer: SessionWriter,
-    *,
-    resume_id: str | None,
-    live: bool,
+    services: TurnServices, request: TurnRequest, ctx: InvocationContext, writer: SessionWriter
 ) -> Observable[Event]:
     """The events of the agent that takes the turn, each applied, stored (not a partial one)
     and shown to the plugins' on_event_callback in order; then after_run_callback."""
-    if resume_id is None:
-        agent = agent_to_run(runner.agent, ctx.session)
+    root = services.app.root_agent
+    if request.resume_id is None:
+        agent = agent_to_run(root, ctx.session)
     else:
-        agent = resume_from_log(ctx, runner.agent)
+        agent = resume_from_log(ctx, root)
     writer.open_calls.last_author = agent.name  # a stop before any event
-    plugins = runner.plugin_manager
-    body = run_live_agent(agent, ctx) if live else agent.run_async(ctx)
+    plugins = services.plugins
+    body = run_live_agent(agent, ctx) if request.live_queue is not None else agent.run_async(ctx)
 
     def store(event: Event) -> Observable[Event] | tuple[Event, ...]:
         # Called in order, once the previous event is stored and emitted.
@@ -64,7 +81,9 @@ def agent_events(
     return events
 
 
-def reply_instead(ctx: InvocationContext, writer: SessionWriter, content: Any) -> Observable[Event]:
+def _reply_instead(
+    ctx: InvocationContext, writer: SessionWriter, content: Any
+) -> Observable[Event]:
     """A before_run_callback's answer, in place of the agent's run: one model event, stored
     like every emitted event (unlike ADK for Java)."""
     if not isinstance(content, types.Content):

@@ -33,46 +33,26 @@ from reactivex.disposable import Disposable
 from adk_rx.agents.base import BaseAgent
 from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
-from adk_rx.artifacts.in_memory import InMemoryArtifactService
 from adk_rx.compaction import BaseEventSummarizer
 from adk_rx.compaction.default import default_summarizer
 from adk_rx.errors import ConfigurationError, RunnerClosedError
 from adk_rx.events import Event
 from adk_rx.live.queue import LiveRequestQueue
 from adk_rx.memory.base import BaseMemoryService
-from adk_rx.memory.in_memory import InMemoryMemoryService
 from adk_rx.plugins import BasePlugin, PluginManager
-from adk_rx.run_config import RunConfig, StreamingMode
-from adk_rx.runner.gates import SessionGates
+from adk_rx.run_config import RunConfig
 from adk_rx.runner.invocation import Invocation
-from adk_rx.runner.shutdown import RunTracker
+from adk_rx.runner.request import TurnRequest, live_turn_request, turn_request
+from adk_rx.runner.services import TurnServices
 from adk_rx.runner.toolsets import close_toolsets
 from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx._engine.top_level import StartAware
 from adk_rx.rx.bridges import to_async_iterable, to_iterable
+from adk_rx.rx.schedulers import timer_scheduler as default_timer_scheduler
 from adk_rx.sessions.base import BaseSessionService
-from adk_rx.sessions.in_memory import InMemorySessionService
-from adk_rx.state import check_state_delta
 from adk_rx.telemetry import Telemetry
 
-__all__ = ["InMemoryRunner", "Runner"]
-
-
-_DEFAULT_CONFIG = RunConfig()  # immutable: one instance serves every run without its own
-
-
-def _user_message(new_message: Any) -> types.Content:
-    if isinstance(new_message, str):
-        return types.Content(role="user", parts=[types.Part(text=new_message)])
-    if not isinstance(new_message, types.Content):
-        raise ConfigurationError(
-            f"new_message must be a types.Content (or a str), got {type(new_message).__name__}"
-        )
-    if not new_message.parts:
-        raise ConfigurationError("new_message has no parts; send at least one Part")
-    if new_message.role != "user":
-        new_message = new_message.model_copy(update={"role": "user"})
-    return new_message
+__all__ = ["Runner"]
 
 
 def _app_name(name: str) -> str:
@@ -131,23 +111,69 @@ class Runner:
             raise ConfigurationError(f"agent must be a BaseAgent, got {type(agent).__name__}")
         if not isinstance(session_service, BaseSessionService):
             raise ConfigurationError("session_service must be a BaseSessionService")
-        self.app_name = app_name
-        self.agent = agent
-        self.app = app if app is not None else App(name=_app_name(app_name), root_agent=agent)
-        compaction = self.app.events_compaction_config
-        self.summarizer: BaseEventSummarizer | None = None
+        the_app = app if app is not None else App(name=_app_name(app_name), root_agent=agent)
+        compaction = the_app.events_compaction_config
+        summarizer: BaseEventSummarizer | None = None
         if compaction is not None:
-            self.summarizer = compaction.summarizer or default_summarizer(agent)
-        self.session_service = session_service
-        self.artifact_service = artifact_service
-        self.memory_service = memory_service
-        self.plugin_manager = PluginManager(plugins)
-        self.io_scheduler = io_scheduler
-        self.timer_scheduler = timer_scheduler
-        self._gates = SessionGates()
-        self.runs = RunTracker()
-        self.telemetry = Telemetry(tracer_provider, meter_provider)
+            summarizer = compaction.summarizer or default_summarizer(agent)
+        self.services = TurnServices(
+            session_service=session_service,
+            artifact_service=artifact_service,
+            memory_service=memory_service,
+            plugins=PluginManager(plugins),
+            io_scheduler=io_scheduler,
+            # Never None: time operators default to a scheduler that starts a thread per timer.
+            timer_scheduler=timer_scheduler or default_timer_scheduler(),
+            is_resumable=the_app.is_resumable,
+            app=the_app,
+            app_name=app_name,
+            telemetry=Telemetry(tracer_provider, meter_provider),
+            summarizer=summarizer,
+        )
+        """What every turn of this Runner uses (see :class:`TurnServices`)."""
 
+    # -- what the Runner was built with ---------------------------------------------------------
+    @property
+    def app_name(self) -> str:
+        """The app the sessions belong to."""
+        return self.services.app_name
+
+    @property
+    def agent(self) -> BaseAgent:
+        """The root agent."""
+        return self.services.app.root_agent
+
+    @property
+    def app(self) -> App:
+        """The App run (one wrapping the root agent when none was given)."""
+        return self.services.app
+
+    @property
+    def session_service(self) -> BaseSessionService:
+        """Where sessions and events are stored."""
+        return self.services.session_service
+
+    @property
+    def artifact_service(self) -> BaseArtifactService | None:
+        """Where artifacts are stored, if anywhere."""
+        return self.services.artifact_service
+
+    @property
+    def memory_service(self) -> BaseMemoryService | None:
+        """Long-term memory, if any."""
+        return self.services.memory_service
+
+    @property
+    def plugin_manager(self) -> PluginManager:
+        """The plugins applied to every invocation."""
+        return self.services.plugins
+
+    @property
+    def telemetry(self) -> Telemetry:
+        """Where the runs' spans and metrics go."""
+        return self.services.telemetry
+
+    # -- running ---------------------------------------------------------------------------
     def run_async(
         self,
         *,
@@ -172,52 +198,27 @@ class Runner:
         anything is stored, when a function response in ``new_message`` answers no open call
         of the session (see :mod:`adk_rx.flows.open_calls`).
         """
-        if not isinstance(user_id, str) or not user_id:
-            raise ConfigurationError(f"user_id must be a non-empty string, got {user_id!r}")
-        if not isinstance(session_id, str) or not session_id:
-            raise ConfigurationError(f"session_id must be a non-empty string, got {session_id!r}")
-        if invocation_id is not None:
-            if not isinstance(invocation_id, str) or not invocation_id:
-                raise ConfigurationError(
-                    f"invocation_id must be a non-empty string, got {invocation_id!r}"
-                )
-            if not self.app.is_resumable:
-                raise ConfigurationError(
-                    "resuming an invocation needs a resumable app: "
-                    "App(..., resumability_config=ResumabilityConfig(is_resumable=True))"
-                )
-        elif new_message is None:
-            raise ConfigurationError("new_message is required unless invocation_id is given")
-        message = None if new_message is None else _user_message(new_message)
-        config = _DEFAULT_CONFIG if run_config is None else run_config
-        if not isinstance(config, RunConfig):
-            raise ConfigurationError("run_config must be a RunConfig")
-        if state_delta is not None and not isinstance(state_delta, Mapping):
-            raise ConfigurationError(
-                f"state_delta must be a mapping of state keys to values, got "
-                f"{type(state_delta).__name__}"
-            )
-        delta = dict(state_delta or {})
-        check_state_delta(delta, "the state_delta of run_async")
-
-        return self._invocations(
+        request = turn_request(
             user_id=user_id,
             session_id=session_id,
-            message=message,
-            run_config=config,
-            state_delta=delta,
-            resume_id=invocation_id,
+            new_message=new_message,
+            run_config=run_config,
+            state_delta=state_delta,
+            invocation_id=invocation_id,
+            resumable=self.services.is_resumable,
         )
+        return self._invocations(request)
 
-    def _invocations(self, **options: Any) -> Observable[Event]:
+    def _invocations(self, request: TurnRequest) -> Observable[Event]:
         """A cold Observable whose every subscription is one new :class:`Invocation`."""
 
         def start(observer: abc.ObserverBase[Event], queued: bool) -> abc.DisposableBase:
-            invocation = Invocation(self, observer, **options)
-            if not self.runs.admit(invocation):
+            services = self.services
+            invocation = Invocation(services, request, observer)
+            if not services.runs.admit(invocation):
                 observer.on_error(RunnerClosedError("the Runner is closed; it starts no new run"))
                 return Disposable()
-            return invocation.start(self._gates, queued)
+            return invocation.start(queued)
 
         return StartAware(start)
 
@@ -244,24 +245,13 @@ class Runner:
 
         Raises (at call time) ConfigurationError for malformed arguments.
         """
-        if not isinstance(user_id, str) or not user_id:
-            raise ConfigurationError(f"user_id must be a non-empty string, got {user_id!r}")
-        if not isinstance(session_id, str) or not session_id:
-            raise ConfigurationError(f"session_id must be a non-empty string, got {session_id!r}")
-        if not isinstance(live_request_queue, LiveRequestQueue):
-            raise ConfigurationError("live_request_queue must be a LiveRequestQueue")
-        config = RunConfig(streaming_mode=StreamingMode.BIDI) if run_config is None else run_config
-        if not isinstance(config, RunConfig):
-            raise ConfigurationError("run_config must be a RunConfig")
-
-        return self._invocations(
+        request = live_turn_request(
             user_id=user_id,
             session_id=session_id,
-            message=None,
-            run_config=config,
-            state_delta={},
-            live_queue=live_request_queue,
+            live_request_queue=live_request_queue,
+            run_config=run_config,
         )
+        return self._invocations(request)
 
     def run(
         self,
@@ -336,7 +326,7 @@ class Runner:
 
     def is_busy(self, *, user_id: str, session_id: str) -> bool:
         """True while a run of this Runner on the session is queued, running or cancelling."""
-        return self._gates.busy((self.app_name, user_id, session_id))
+        return self.services.gates.busy((self.app_name, user_id, session_id))
 
     def when_idle(self, *, user_id: str, session_id: str) -> Observable[None]:
         """A Completable that completes once every run of this Runner on the session so far
@@ -345,7 +335,9 @@ class Runner:
         def subscribe(
             observer: abc.ObserverBase[None], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            self._gates.when_idle((self.app_name, user_id, session_id), observer.on_completed)
+            self.services.gates.when_idle(
+                (self.app_name, user_id, session_id), observer.on_completed
+            )
             return Disposable()
 
         return AwaitableObservable(subscribe)
@@ -364,8 +356,8 @@ class Runner:
         Args:
             timeout: seconds the running runs may take to end before they are cancelled.
         """
-        self.runs.close(timeout)
-        self.plugin_manager.close()
+        self.services.runs.close(timeout)
+        self.services.plugins.close()
         self.close_toolsets()
 
     def __enter__(self) -> Self:
@@ -384,36 +376,3 @@ class Runner:
     def close_toolsets(self) -> None:
         """Closes every toolset of the agent tree (MCP sessions and their processes)."""
         close_toolsets(self.agent)
-
-
-class InMemoryRunner(Runner):
-    """A Runner with in-memory session, artifact and memory services.
-
-    Args:
-        agent: the root agent.
-        app_name: defaults to the root agent's name.
-        plugins: plugins applied to every invocation.
-        app: an App instead of ``agent``, ``app_name`` and ``plugins``.
-    """
-
-    def __init__(
-        self,
-        agent: BaseAgent | None = None,
-        app_name: str | None = None,
-        plugins: Sequence[BasePlugin] | None = None,
-        *,
-        app: App | None = None,
-        **kwargs: Any,
-    ) -> None:
-        if app is None and app_name is None and isinstance(agent, BaseAgent):
-            app_name = agent.name
-        super().__init__(
-            app=app,
-            app_name=app_name,
-            agent=agent,
-            session_service=InMemorySessionService(),
-            artifact_service=InMemoryArtifactService(),
-            memory_service=InMemoryMemoryService(),
-            plugins=plugins,
-            **kwargs,
-        )

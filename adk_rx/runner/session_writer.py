@@ -129,7 +129,7 @@ class SessionWriter:
             if ctx is None:
                 return sync.empty()
             events = self.open_calls.stop_records(ctx.invocation_id, reason, code, author)
-            if ctx.is_resumable and code is not None:
+            if ctx.services.is_resumable and code is not None:
                 # Resuming decides about calls a stop cut off (run an idempotent tool again,
                 # else answer "interrupted"): leave them open; only record the stop.
                 events = [e for e in events if not e.get_function_responses()]

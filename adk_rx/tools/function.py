@@ -223,7 +223,7 @@ class FunctionTool(BaseTool):
 
             if not self.blocking:
                 return single(call_now)  # it said it never blocks: no hand-off
-            return from_blocking(call_now, tool_context.invocation_context.io_scheduler)
+            return from_blocking(call_now, tool_context.invocation_context.services.io_scheduler)
         call = self._bind(args, tool_context)
         refusal = self._check_confirmation(call, tool_context)
         if refusal is not None:

@@ -120,7 +120,7 @@ class LoadArtifactsTool(BaseTool):
     ) -> Observable[None] | None:
         """Declares the tool, lists the artifacts, attaches the ones just asked for."""
         super().process_llm_request(tool_context=tool_context, llm_request=llm_request)
-        if tool_context.invocation_context.artifact_service is None:
+        if tool_context.invocation_context.services.artifact_service is None:
             return None
 
         def listed(names: list[str]) -> Observable[None]:

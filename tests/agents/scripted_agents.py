@@ -20,6 +20,7 @@ from adk_rx.context import InvocationContext
 from adk_rx.events import Event, EventActions
 from adk_rx.sessions import InMemorySessionService, Session
 from adk_rx.testing import ScriptedLlm
+from tests.spine_support import services_of
 
 __all__ = [
     "ESCALATE",
@@ -67,9 +68,9 @@ def request_text(llm: ScriptedLlm, index: int) -> str:
 def invocation_context(agent: BaseAgent, **changes: Any) -> InvocationContext:
     """A context for calling ``agent.run_async`` directly, on a fresh in-memory session."""
     return InvocationContext(
-        session_service=InMemorySessionService(),
         session=Session(id="s1", app_name="app", user_id="u1"),
         agent=agent,
+        services=services_of(InMemorySessionService(), changes),
         **changes,
     )
 

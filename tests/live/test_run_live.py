@@ -19,6 +19,7 @@ from adk_rx import (
     LlmAgent,
     LlmResponse,
     RunConfig,
+    Runner,
 )
 from adk_rx.errors import ConfigurationError
 from adk_rx.testing import ScriptedLiveLlm, ScriptedLlm, simplify_events
@@ -39,7 +40,7 @@ class Recorder:
     """Subscribes to run_live and checks that each stored-kind event is stored before it
     arrives."""
 
-    def __init__(self, runner: InMemoryRunner, queue: LiveRequestQueue, **kwargs: Any) -> None:
+    def __init__(self, runner: Runner, queue: LiveRequestQueue, **kwargs: Any) -> None:
         self.runner = runner
         self.events: list[Event] = []
         self.unstored: list[Event] = []
@@ -136,8 +137,11 @@ def test_history_is_sent_once_on_connect() -> None:
     assert rec.done.wait(5)
 
     second_llm_script = ScriptedLiveLlm(["two back"])
-    runner2 = InMemoryRunner(agent=LlmAgent(name="talker", model=second_llm_script))
-    runner2.session_service = runner.session_service  # same store, same session
+    runner2 = Runner(  # same store, same session
+        app_name=runner.app_name,
+        agent=LlmAgent(name="talker", model=second_llm_script),
+        session_service=runner.session_service,
+    )
     second = immediate_queue()
     rec2 = Recorder(runner2, second)
     second.send_content(user("two"))

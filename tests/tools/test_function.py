@@ -30,6 +30,7 @@ from adk_rx.tools.function import (
     ToolResultError,
     as_tool,
 )
+from tests.spine_support import services_of
 
 
 @dataclasses.dataclass
@@ -42,9 +43,9 @@ def _tool_context(
 ) -> ToolContext:
     session = Session(id="s1", app_name="app", user_id="u1", state={"seen": 1})
     ctx = InvocationContext(
-        session_service=InMemorySessionService(),
         session=session,
         agent=_Agent(),  # type: ignore[arg-type]
+        services=services_of(InMemorySessionService(), invocation),
         **invocation,
     )
     return ToolContext(ctx, function_call_id="call-1", tool_confirmation=confirmation)

@@ -8,6 +8,7 @@ from typing import Any
 from reactivex import operators as ops
 
 from adk_rx.context import InvocationContext, ToolContext
+from adk_rx.services import InvocationServices
 from adk_rx.sessions import InMemorySessionService, Session
 from adk_rx.tools.function import FunctionTool
 from adk_rx.tools.long_running import LONG_RUNNING_NOTE, LongRunningFunctionTool
@@ -20,9 +21,9 @@ class _Agent:
 
 def _tool_context() -> ToolContext:
     ctx = InvocationContext(
-        session_service=InMemorySessionService(),
         session=Session(id="s1", app_name="app", user_id="u1"),
         agent=_Agent(),  # type: ignore[arg-type]
+        services=InvocationServices(session_service=InMemorySessionService()),
     )
     return ToolContext(ctx, function_call_id="call-1")
 

@@ -1,0 +1,52 @@
+"""TurnServices: what every turn of one Runner uses, built once and frozen.
+
+The Runner's constructor checks its arguments and builds one :class:`TurnServices`; each
+subscription of ``run_async`` / ``run_live`` is one turn that reads it, and every
+:class:`~adk_rx.context.InvocationContext` of the turn references it as ``ctx.services`` (it is
+the :class:`~adk_rx.services.InvocationServices` agents and tools see, with what only the
+Runner needs besides: the app, telemetry, the summarizer, the per-session gates and the run
+tracker).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from adk_rx.runner.gates import SessionGates
+from adk_rx.runner.shutdown import RunTracker
+from adk_rx.services import InvocationServices
+
+if TYPE_CHECKING:
+    from adk_rx.agents.base import BaseAgent
+    from adk_rx.apps import App
+    from adk_rx.compaction import BaseEventSummarizer
+    from adk_rx.telemetry import Telemetry
+
+__all__ = ["TurnServices"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnServices(InvocationServices):
+    """The services of one Runner's turns (besides those of :class:`InvocationServices`).
+
+    Attributes:
+        app: the app: its root agent, plugins and policies (compaction, resumability).
+        app_name: the app name sessions are stored under.
+        telemetry: where the turns' spans and metrics go.
+        summarizer: the compaction summarizer (None when the app does not compact).
+        gates: one run at a time per session, in this process.
+        runs: the runs waiting or running, and whether the Runner still takes runs.
+    """
+
+    app: App
+    app_name: str
+    telemetry: Telemetry
+    summarizer: BaseEventSummarizer | None = None
+    gates: SessionGates = field(default_factory=SessionGates)
+    runs: RunTracker = field(default_factory=RunTracker)
+
+    @property
+    def root_agent(self) -> BaseAgent:
+        """The root of the agent tree."""
+        return self.app.root_agent
