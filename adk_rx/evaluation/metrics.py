@@ -76,6 +76,8 @@ CLOUD_ONLY_METRICS = frozenset(
         "multi_turn_tool_use_quality_v1",
     }
 )
+"""google-adk's metrics that Vertex AI's evaluation service scores: refused (adk_rx evaluates
+offline)."""
 
 
 def parse_criterion(name: str, value: Any) -> BaseCriterion:
