@@ -1,19 +1,12 @@
 """SqlSessionService: sessions in SQLite (embedded default) or PostgreSQL (shared by processes).
 
-An append is one short transaction::
-
-    lock the session row and claim next_seq
-        SQLite:     BEGIN IMMEDIATE (the database's write lock)
-        PostgreSQL: the UPDATE ... SET next_seq = next_seq + 1 RETURNING that takes the row
-                    lock, or SELECT ... FOR UPDATE first when the delta has session keys
-                    whose new value is computed from the stored state
-    insert the event at the claimed number (never a number the caller supplies)
-    upsert / delete shared keys (one row per user: / app: key; temp: keys are dropped)
-
-Nothing compares versions or timestamps, so a writer whose session view is behind (another
-process appended meanwhile) never fails: its event simply takes the next sequence number.
-Every method runs its database work on the shared I/O scheduler through
-:func:`adk_rx.rx.from_blocking`, never on the subscribing thread or event loop.
+An append is one short transaction (``sql_append.py``): nothing compares versions or
+timestamps, so a writer whose session view is behind (another process appended meanwhile)
+never fails: its event simply takes the next sequence number. Reads fetch only the events the
+history cache lacks (``sql_cache.py``); turns on one session are ordered across processes by
+the store's turn lock (``sql_lock.py``). Every method runs its database work on the shared
+I/O scheduler through :func:`adk_rx.rx.from_blocking`, never on the subscribing thread or
+event loop.
 """
 
 from __future__ import annotations
@@ -26,7 +19,7 @@ import sqlalchemy as sa
 from reactivex import Observable, abc
 from reactivex import operators as ops
 
-from adk_rx.errors import SessionExistsError, SessionNotFoundError
+from adk_rx.errors import SessionExistsError
 from adk_rx.events import Event
 from adk_rx.rx import from_blocking
 from adk_rx.rx._engine.awaitable import awaitable
@@ -40,7 +33,6 @@ from adk_rx.sessions.base import (
     update_view,
 )
 from adk_rx.sessions.codec import (
-    SharedDelta,
     decode_state,
     decode_value,
     encode_event,
@@ -53,6 +45,7 @@ from adk_rx.sessions.session import (
     Session,
     merge_scoped_state,
 )
+from adk_rx.sessions.sql_append import append_row, write_shared
 from adk_rx.sessions.sql_cache import HistoryCache, decode_event
 from adk_rx.sessions.sql_engine import Database, Tx
 from adk_rx.sessions.sql_lock import TurnLocks
@@ -151,7 +144,7 @@ class SqlSessionService(BaseSessionService):
                     raise SessionExistsError(
                         f"session {sid!r} already exists for app {app_name!r}, user {user_id!r}"
                     )
-                self._write_shared(conn, key, shared)
+                write_shared(conn, self._upserts, key, shared)
                 app_state, user_state = _read_shared(conn, key)
             return Session(
                 id=sid,
@@ -272,8 +265,8 @@ class SqlSessionService(BaseSessionService):
             key = {"app": session.app_name, "user": session.user_id, "sid": session.id}
             self._ready()
             with self._db.write("appending an event") as conn:
-                seq = _append_row(conn, key, event, body, scoped.session)
-                self._write_shared(conn, key, shared)
+                seq = append_row(conn, key, event, body, scoped.session)
+                write_shared(conn, self._upserts, key, shared)
             self._history.appended((session.app_name, session.user_id, session.id), seq, event)
             update_view(session, event)
             return event
@@ -317,22 +310,6 @@ class SqlSessionService(BaseSessionService):
     def _ready(self) -> None:
         self._db.ensure("sessions", _create_tables)
 
-    def _write_shared(self, conn: Tx, key: dict[str, str], shared: SharedDelta) -> None:
-        # Keys in sorted order, user rows before app rows: every writer takes row locks in
-        # the same order, so two appends can never deadlock on PostgreSQL.
-        for name, value in shared.user:
-            if value is None:
-                conn.execute(sql.DELETE_USER_KEY, {**key, "key": name})
-            else:
-                row = {"app_name": key["app"], "user_id": key["user"], "key": name}
-                conn.execute(self._upserts.set_user_key, {**row, "value": value})
-        for name, value in shared.app:
-            if value is None:
-                conn.execute(sql.DELETE_APP_KEY, {"app": key["app"], "key": name})
-            else:
-                row = {"app_name": key["app"], "key": name, "value": value}
-                conn.execute(self._upserts.set_app_key, row)
-
     def _decode(self, key: _Key, seq: int, event_id: str, body: str) -> Event:
         return self._history.cached(key, seq, event_id) or decode_event(key, seq, body)
 
@@ -350,51 +327,6 @@ def _new_rows(
         if rows and rows[0][0] == known - 1 and rows[0][1] == prefix[known - 1].id:
             return rows[1:], known
     return conn.execute(sql.events_query(limited=False, after=False), key).fetchall(), 0
-
-
-def _append_row(
-    conn: Tx,
-    key: dict[str, str],
-    event: Event,
-    body: str,
-    session_delta: Mapping[str, Any],
-) -> int:
-    """Locks the session row, advances next_seq, inserts the event at the claimed number."""
-    if session_delta:
-        row = conn.execute(sql.LOCK_SESSION_WITH_STATE, key).fetchone()
-        seq = None if row is None else int(row[0])
-    else:
-        claimed = conn.execute(sql.CLAIM_SEQ, {**key, "new_time": event.timestamp}).fetchone()
-        row, seq = None, None if claimed is None else int(claimed[0]) - 1
-    if seq is None:
-        raise SessionNotFoundError(
-            f"cannot append to session {key['sid']!r} of app {key['app']!r}, "
-            f"user {key['user']!r}: it does not exist (deleted?)"
-        )
-    if row is not None:
-        state = decode_state(row[1])
-        apply_delta(state, session_delta)
-        changes = {
-            "new_seq": seq + 1,
-            "new_time": event.timestamp,
-            "new_state": encode_state(state),
-        }
-        conn.execute(sql.ADVANCE_SESSION_WITH_STATE, {**key, **changes})
-    conn.execute(
-        sql.INSERT_EVENT,
-        {
-            "app_name": key["app"],
-            "user_id": key["user"],
-            "session_id": key["sid"],
-            "seq": seq,
-            "id": event.id,
-            "invocation_id": event.invocation_id,
-            "author": event.author,
-            "timestamp": event.timestamp,
-            "body": body,
-        },
-    )
-    return seq
 
 
 def _read_shared(conn: Tx, key: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
