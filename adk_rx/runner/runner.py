@@ -79,6 +79,9 @@ class Runner:
             ``reactivex.testing.TestScheduler`` for virtual time).
         tracer_provider: where spans go (OpenTelemetry's global provider by default).
         meter_provider: where metrics go (OpenTelemetry's global provider by default).
+
+    Attributes:
+        services: what every turn of this Runner uses, frozen (:class:`TurnServices`).
     """
 
     def __init__(
@@ -130,7 +133,6 @@ class Runner:
             telemetry=Telemetry(tracer_provider, meter_provider),
             summarizer=summarizer,
         )
-        """What every turn of this Runner uses (see :class:`TurnServices`)."""
 
     # -- what the Runner was built with ---------------------------------------------------------
     @property
