@@ -1,5 +1,7 @@
 """The checks the project keeps clean run with the test suite: ruff (lint and format) on the
-code and the tests, basedpyright on the package (configured in pyproject.toml)."""
+code and the tests, basedpyright on the package (configured in pyproject.toml), and the shape
+of the package: imports down the layers without cycles, modules of at most 450 lines,
+observers only in ``adk_rx/rx/``, exported names documented."""
 
 from __future__ import annotations
 
@@ -47,6 +49,7 @@ def test_basedpyright_finds_no_type_error_in_the_package() -> None:
 # -- architecture (ARCHITECTURE contract 12; docs/architecture.md draws the same layers) -------
 
 PACKAGE = ROOT / "adk_rx"
+ROOT_PACKAGE = "adk_rx"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # The one error tree: every layer raises it, rx included.
@@ -95,8 +98,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("runner", ("adk_rx.runner", "adk_rx.agent_tool")),
     # Built on whole runs: the test kit and evaluation.
     ("tooling", ("adk_rx.testing", "adk_rx.evaluation")),
-    # The command line and the server; the root package re-exports the public names.
-    ("cli", ("adk_rx.cli", "adk_rx")),
+    # The command line and the server; the root package (only it) re-exports the public names.
+    ("cli", ("adk_rx.cli", ROOT_PACKAGE)),
 ]
 
 # Upward imports that are known and have to go; listing one that no longer exists fails too.
@@ -125,10 +128,18 @@ def _layer(module: str) -> int:
     best, found = -1, -1
     for level, (_, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
-            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+            inside = module == prefix or (
+                prefix != ROOT_PACKAGE and module.startswith(prefix + ".")
+            )
+            if inside and len(prefix) > best:
                 best, found = len(prefix), level
     assert found >= 0, f"{module} is in no layer: add it to LAYERS (and docs/architecture.md)"
     return found
+
+
+def test_every_module_sits_in_a_layer() -> None:
+    for module in modules(PACKAGE):
+        _layer(module)
 
 
 def test_imports_point_down_the_layers() -> None:
