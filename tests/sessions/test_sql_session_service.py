@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -188,6 +190,58 @@ def test_a_failed_append_raises_store_error_and_writes_nothing(url: str) -> None
     # The sequence did not move: the next event takes the number the failed one would have.
     svc.append_event(session, _event("next")).run()
     assert _rows(svc, "SELECT seq FROM adk_events ORDER BY seq") == [(0,), (1,)]
+    svc.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def refusing(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[str, Callable[[], None], str]]:
+    """A database URL, a function after which the database refuses new connections, and
+    the driver's words for the refusal (SQLite: its folder is gone; PostgreSQL: the URL's
+    role of its own may no longer log in)."""
+    if request.param == "sqlite":
+        folder = tmp_path / "db"
+        folder.mkdir()
+        yield f"sqlite:///{folder / 's.db'}", lambda: shutil.rmtree(folder), "unable to open"
+        return
+    url = request.getfixturevalue("fresh_postgres_url")
+    admin = sa.create_engine(normalize_url(url), poolclass=sa.pool.NullPool)
+    role = f"adk_rx_test_{uuid.uuid4().hex[:8]}"
+    schema = sa.make_url(url).query["options"].removeprefix("-csearch_path=")
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE ROLE "{role}" LOGIN')
+        conn.exec_driver_sql(f'GRANT ALL ON SCHEMA "{schema}" TO "{role}"')
+
+    def lock_out() -> None:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'ALTER ROLE "{role}" NOLOGIN')
+
+    try:
+        scoped = sa.make_url(url).set(username=role).render_as_string(hide_password=False)
+        yield scoped, lock_out, "not permitted to log in"
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP OWNED BY "{role}"')
+            conn.exec_driver_sql(f'DROP ROLE "{role}"')
+        admin.dispose()
+
+
+def test_a_connection_the_database_refuses_fails_reads_and_writes_with_store_error(
+    refusing: tuple[str, Callable[[], None], str],
+) -> None:
+    url, refuse, words = refusing
+    svc = SqlSessionService(url)
+    session = svc.create_session(app_name="a", user_id="u").run()
+    svc.database.engine.dispose()  # the next transaction opens a connection of its own
+    refuse()
+    driver_error = svc.database.engine.dialect.loaded_dbapi.Error
+    with pytest.raises(StoreError, match=words) as read:
+        _get(svc, session)
+    with pytest.raises(StoreError, match=words) as write:
+        svc.append_event(session, _event("lost")).run()
+    assert isinstance(read.value.__cause__, driver_error)
+    assert isinstance(write.value.__cause__, driver_error)
     svc.close()
 
 

@@ -405,10 +405,10 @@ def test_a_run_whose_connections_were_killed_before_it_started_retries_once_then
 
         [answer] = answers
         if lock_out:
-            assert answer.status_code == 503, answer.text
+            assert answer.status_code == 503, f"{answer.text}\n{server.output()}"
             assert answer.headers["Retry-After"] == "1"
             with admin.begin() as conn:
                 conn.exec_driver_sql(f'ALTER ROLE "{role}" LOGIN')
             answer = http.post("/run", json=_run_body("s", user_text("hi")))
-        assert answer.status_code == 200, answer.text
+        assert answer.status_code == 200, f"{answer.text}\n{server.output()}"
         assert [e["author"] for e in _stored(http, "s")] == ["user", "assistant"]
