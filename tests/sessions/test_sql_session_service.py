@@ -17,7 +17,7 @@ from adk_rx.errors import ConfigurationError, StoreError
 from adk_rx.events import Event, EventActions
 from adk_rx.sessions.session import GetSessionConfig, Session
 from adk_rx.sessions.sql import SqlSessionService
-from adk_rx.sessions.sql_engine import normalize_url
+from adk_rx.sessions.sql_engine import Database, normalize_url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -243,6 +243,22 @@ def test_a_connection_the_database_refuses_fails_reads_and_writes_with_store_err
     assert isinstance(read.value.__cause__, driver_error)
     assert isinstance(write.value.__cause__, driver_error)
     svc.close()
+
+
+def test_an_error_in_a_transaction_whose_connection_died_leaves_as_itself(
+    fresh_postgres_url: str,
+) -> None:
+    db = Database(fresh_postgres_url)
+    admin = sa.create_engine(normalize_url(fresh_postgres_url), poolclass=sa.pool.NullPool)
+    with pytest.raises(LookupError, match="the caller's own"), db.read("reading") as tx:
+        [(pid,)] = tx.execute(sa.select(sa.func.pg_backend_pid())).fetchall()
+        with admin.connect() as conn:  # waits until the backend is gone
+            assert conn.execute(sa.select(sa.func.pg_terminate_backend(pid, 10_000))).scalar()
+        raise LookupError("the caller's own error")  # its rollback fails on the dead connection
+    with db.read("reading again") as tx:
+        assert tx.execute(sa.select(sa.literal(1))).fetchall() == [(1,)]
+    db.dispose()
+    admin.dispose()
 
 
 def test_database_work_runs_off_the_subscribing_thread(tmp_path: Path) -> None:
