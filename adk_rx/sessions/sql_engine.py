@@ -10,9 +10,11 @@
 * PostgreSQL: reads run in ``REPEATABLE READ`` so a session's row, its shared state and its
   events come from one snapshot; writers lock the rows they change.
 * Every driver error leaves as :class:`~adk_rx.errors.StoreError` (``raise ... from exc``),
-  after the transaction was rolled back. No connection to be had (the pool stayed exhausted
-  for ``pool_timeout``, or the server refused one: too many clients) is
-  :class:`~adk_rx.errors.StoreBusyError`.
+  after the transaction was rolled back, and so does a connection the server refuses (the
+  role may not log in). No connection to be had (the pool stayed exhausted for
+  ``pool_timeout``, or the server refused one: too many clients) is
+  :class:`~adk_rx.errors.StoreBusyError`. An error raised inside a transaction leaves as
+  itself, even when the rollback fails on a connection that died.
 * Connections: the pool is bounded (``pool_size`` + ``max_overflow``); PostgreSQL connections
   are checked on checkout (``pool_pre_ping``), so a pool whose connections the server dropped
   (a restart, ``pg_terminate_backend``) reconnects instead of failing the next request, and
@@ -186,7 +188,9 @@ class Database:
         dbapi_error = self.engine.dialect.loaded_dbapi.Error
         try:
             raw = self.engine.raw_connection()
-        except sa_exc.SQLAlchemyError as exc:
+        except (sa_exc.SQLAlchemyError, dbapi_error) as exc:
+            # The pool connects through the driver itself: only engine.connect() wraps its
+            # errors, so a connection the server refuses arrives as the driver's own error.
             raise _no_connection(what, exc) from exc
         conn: Any = raw.driver_connection
         isolation = None
@@ -206,15 +210,17 @@ class Database:
             message = f"{what} failed: {_first_line(exc)}"
             raise (_Disconnected if dead else StoreError)(message) from exc
         except BaseException:
-            if self.is_sqlite:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-            else:
-                conn.rollback()
+            with _invalidated_on(dbapi_error, raw):  # the error in flight says more
+                if self.is_sqlite:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                else:
+                    conn.rollback()
             raise
         finally:
             if pg_isolation is not None and not self.is_sqlite and raw.is_valid:
-                conn.isolation_level = isolation
+                with _invalidated_on(dbapi_error, raw):
+                    conn.isolation_level = isolation
             raw.close()
 
     def ensure(self, component: str, setup: Callable[[sa.Connection], None]) -> None:
@@ -311,14 +317,27 @@ class _Disconnected(StoreError):
     """The connection died during the transaction (nothing was committed)."""
 
 
-def _no_connection(what: str, exc: sa_exc.SQLAlchemyError) -> StoreError:
-    """The error for a connection that could not be had: busy (pool, server) or failed."""
+def _no_connection(what: str, exc: Exception) -> StoreError:
+    """The error for a connection that could not be had: busy (pool, server) or failed.
+
+    ``exc`` is SQLAlchemy's (the pool timed out) or the driver's (the server refused)."""
     text = _first_line(exc)
-    orig = getattr(exc, "orig", None)
+    orig = getattr(exc, "orig", exc)
     too_many = getattr(orig, "sqlstate", None) == "53300" or "too many clients" in text
     if isinstance(exc, sa_exc.TimeoutError) or too_many:
         return StoreBusyError(f"{what} failed: no database connection available ({text})")
     return StoreError(f"{what} failed: {text}")
+
+
+@contextmanager
+def _invalidated_on(error: type[Exception], raw: Any) -> Iterator[None]:
+    """Ends a transaction's use of ``raw``: when the driver fails there (the connection died
+    after the transaction failed or committed), the connection is dropped from the pool
+    rather than the driver's error raised."""
+    try:
+        yield
+    except error:
+        raw.invalidate()
 
 
 @contextmanager
