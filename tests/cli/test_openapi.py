@@ -1,17 +1,22 @@
-"""``/openapi.json`` and ``/docs`` describe every route, the invocation routes included."""
+"""``/openapi.json`` and ``/docs`` describe every route: its parameters, body and answers."""
 
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from adk_rx import InMemorySessionService
-from adk_rx.cli.server import create_app
+from adk_rx.cli.server import Limits, create_app
+from adk_rx.cli.server.openapi_operations import OPERATIONS
 from tests.cli.adk_client import agents_folder, client_for
+
+SESSION = "/apps/{app}/users/{user}/sessions/{sid}"
+INVOCATIONS = SESSION + "/invocations"
 
 
 @pytest.fixture(scope="module")
@@ -19,40 +24,97 @@ def agents() -> tuple[Path, str]:
     return agents_folder("openapi")
 
 
-@pytest.mark.asyncio
-async def test_every_route_is_described_with_its_methods(agents: tuple[Path, str]):
-    app = create_app(agents[0], session_service=InMemorySessionService())
-    async with client_for(agents[0]) as http:
-        document = (await http.get("/openapi.json")).json()
-    assert document["openapi"].startswith("3.1")
-    for route in app.routes:
-        if isinstance(route, Route):
-            for method in route.methods or ():
-                if method != "HEAD":
-                    assert method.lower() in document["paths"][route.path], (method, route.path)
-    invocations = "/apps/{app}/users/{user}/sessions/{sid}/invocations"
-    assert set(document["paths"][invocations]) == {"get", "post"}
-    assert "post" in document["paths"][invocations + "/{iid}:cancel"]
-    events = document["paths"][invocations + "/{iid}/events"]["get"]
-    assert "after" in events["summary"] and events["tags"] == ["invocations"]
-    ids = [op["operationId"] for ops in document["paths"].values() for op in ops.values()]
+@pytest.fixture(scope="module")
+def document(agents: tuple[Path, str]) -> dict[str, Any]:
+    """The document of a server with a limit of 7 parts per message."""
+    import asyncio
+
+    async def fetch() -> dict[str, Any]:
+        async with client_for(agents[0], limits=Limits(max_parts=7)) as http:
+            return (await http.get("/openapi.json")).json()
+
+    return asyncio.run(fetch())
+
+
+def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (method.upper(), path, operation)
+        for path, methods in document["paths"].items()
+        for method, operation in methods.items()
+    ]
+
+
+def test_every_route_the_server_mounts_is_in_the_document(
+    agents: tuple[Path, str], document: dict[str, Any]
+):
+    app = create_app(agents[0], session_service=InMemorySessionService(), web=True)
+    mounted = {
+        (method, route.path)
+        for route in app.routes
+        if isinstance(route, Route)
+        for method in (route.methods or ())
+        if method != "HEAD"
+    }
+    described = {(method, path) for method, path, _ in operations(document)}
+
+    assert mounted == described
+    assert mounted == set(OPERATIONS)  # each is described on purpose, not from a docstring
+    sockets = {route.path for route in app.routes if isinstance(route, WebSocketRoute)}
+    assert sockets == set(document["x-websockets"]) == {"/run_live"}
+    ids = [operation["operationId"] for _, _, operation in operations(document)]
     assert len(ids) == len(set(ids))
 
 
-@pytest.mark.asyncio
-async def test_request_bodies_are_json_schemas_whose_refs_resolve(agents: tuple[Path, str]):
-    async with client_for(agents[0]) as http:
-        document = (await http.get("/openapi.json")).json()
-    run = document["paths"]["/run_sse"]["post"]["requestBody"]["content"]["application/json"]
-    assert run["schema"] == {"$ref": "#/components/schemas/RunRequest"}
+def test_every_operation_names_its_parameters_and_its_answers(document: dict[str, Any]):
+    for method, path, operation in operations(document):
+        where = (method, path)
+        in_path = {p["name"] for p in operation["parameters"] if p["in"] == "path"}
+        assert in_path == set(re.findall(r"{(\w+)}", path)), where
+        answers = operation["responses"]
+        assert any(code.startswith("2") for code in answers), where
+        assert all("content" in answer for answer in answers.values()), where
+        if path not in ("/health", "/", "/docs", "/openapi.json"):
+            assert "401" in answers, where  # the token check
+        if in_path:
+            assert {"400", "404"} <= set(answers), where
+        if "requestBody" in operation:
+            assert {"400", "408", "413"} <= set(answers), where
+
+
+def test_bodies_and_answers_are_the_models_schemas_with_the_servers_limits(
+    document: dict[str, Any],
+):
     schemas = document["components"]["schemas"]
-    assert "new_message" in schemas["RunRequest"]["required"]
+    run = document["paths"]["/run"]["post"]
+    assert run["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/RunRequest"
+    }
+    assert {"new_message", "app_name", "user_id", "session_id"} <= set(
+        schemas["RunRequest"]["required"]
+    )
+    start = document["paths"][INVOCATIONS]["post"]
+    assert schemas["InvocationRequest"]["required"] == ["new_message"]
+    assert set(start["responses"]) >= {"202", "409"} and "200" not in start["responses"]
+    message = schemas["MessageContent"]["properties"]["parts"]
+    assert (message["minItems"], message["maxItems"]) == (1, 7)
+    assert schemas["MessagePart"]["properties"]["functionCall"]["type"] == "null"
+    events = run["responses"]["200"]["content"]["application/json"]["schema"]["items"]
+    assert "content" in schemas[events["$ref"].rsplit("/", 1)[1]]["properties"]
+    patch = document["paths"][SESSION]["patch"]["requestBody"]["content"]["application/json"]
+    assert patch["schema"]["$ref"].endswith("/UpdateSessionRequest")
+    sse = document["paths"][INVOCATIONS + "/{iid}/events"]["get"]
+    assert set(sse["responses"]["200"]["content"]) == {"text/event-stream"}
+    assert [p["name"] for p in sse["parameters"] if p["in"] == "query"] == ["after"]
     refs = set(re.findall(r'"#/components/schemas/([^"]+)"', json.dumps(document)))
     assert refs and refs <= set(schemas)
-    patch = document["paths"]["/apps/{app}/users/{user}/sessions/{sid}"]["patch"]
-    assert patch["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith(
-        "UpdateSessionRequest"
-    )
+
+
+def test_routes_that_need_no_token_say_so(document: dict[str, Any]):
+    public = {
+        path for _, path, operation in operations(document) if operation.get("security") == []
+    }
+    assert public == {"/", "/health", "/docs", "/openapi.json"}
+    assert document["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
 
 
 @pytest.mark.asyncio
@@ -63,4 +125,5 @@ async def test_docs_is_a_self_contained_page_served_without_a_token(agents: tupl
         api = await http.get("/list-apps")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert "/invocations/{iid}/events" in page.text and "<script" not in page.text
+    assert "/run_live" in page.text
     assert document.status_code == 200 and api.status_code == 401

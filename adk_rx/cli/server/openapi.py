@@ -1,10 +1,23 @@
 """``/openapi.json`` and ``/docs``: an OpenAPI 3.1 description of every route of the server.
 
-The paths come from the app's own route table, so a route is never left out; summaries,
-tags and request bodies come from :data:`DESCRIPTIONS`, and a route missing there is
-described by its handler's docstring. Request bodies are JSON schemas of pydantic models
-(``new_message`` is google-genai's ``Content``). ``/docs`` is one self-contained page (no
-script from elsewhere) listing the routes; ``/openapi.json`` is what API tools import.
+The paths come from the app's own route table, so a route is never left out (one missing
+from :data:`~.openapi_operations.OPERATIONS` is described by its handler's docstring, and a
+test fails). Each operation's request body and answers are JSON schemas generated from the
+pydantic models of :mod:`.api_models` in one pass, so they share ``components/schemas``;
+the server's own limits (parts per message) are written into them. Besides its success
+answer, each operation lists the errors it can give, all ``{"detail": ...}``:
+
+* 403 from the Host and Origin checks (every route but ``/health``), 401 without a valid
+  token where the server has tokens (every route but the public pages and ``/health``);
+* 400 for a malformed id and 404 for an unknown app or an object the caller does not have
+  (another user's included), on every route with path parameters; 500 when the app named
+  fails to load; 503 when the store has no connection to spare;
+* 400, 408 and 413 on every route that reads a body (malformed, too slow, too large);
+* what is particular to the route (409 for a session with a run in progress ...).
+
+The live WebSocket (``/run_live``) is listed under ``x-websockets``: OpenAPI has no
+operations for WebSockets. ``/docs`` is one self-contained page (no script from elsewhere)
+listing the routes; ``/openapi.json`` is what API tools import.
 """
 
 from __future__ import annotations
@@ -14,183 +27,191 @@ import re
 from typing import Any
 
 import pydantic
-from google.genai import types
+import pydantic.json_schema
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Route, WebSocketRoute
 
 from .adk_routes_service import adk_rx_version
-from .shared import json_response
+from .api_models import ArtifactName, ErrorBody, Id
+from .limits import Limits
+from .openapi_operations import OPERATIONS, Operation, Param
+from .security import PROBE_PATH, PUBLIC_PATHS
+from .shared import json_response, server_of
 
-__all__ = ["DESCRIPTIONS", "routes", "spec"]
-
-
-class RunRequest(pydantic.BaseModel):
-    """The body of ``/run``, ``/run_sse`` and ``POST .../invocations`` (camelCase accepted)."""
-
-    app_name: str | None = None
-    user_id: str | None = None
-    session_id: str | None = None
-    new_message: types.Content
-    streaming: bool = False
-    state_delta: dict[str, Any] | None = None
-    invocation_id: str | None = None
-    function_call_event_id: str | None = None
-
-
-class CreateSessionRequest(pydantic.BaseModel):
-    """``POST .../sessions``: optional id, initial state and seed events."""
-
-    session_id: str | None = None
-    state: dict[str, Any] | None = None
-    events: list[dict[str, Any]] | None = None
-
-
-class UpdateSessionRequest(pydantic.BaseModel):
-    """``PATCH .../sessions/{sid}``."""
-
-    stateDelta: dict[str, Any]
-
-
-class SaveArtifactRequest(pydantic.BaseModel):
-    """``POST .../artifacts``."""
-
-    filename: str
-    artifact: types.Part
-
-
-_S = "/apps/{app}/users/{user}/sessions"
-_I = _S + "/{sid}/invocations"
-_A = _S + "/{sid}/artifacts"
-_D = "/dev/apps/{app}"
-
-# (method, path) -> (tag, summary, request body model)
-DESCRIPTIONS: dict[tuple[str, str], tuple[str, str, type[pydantic.BaseModel] | None]] = {
-    ("GET", "/list-apps"): ("apps", "App names; ?detailed=true: {apps: [AppInfo]}", None),
-    ("GET", "/apps/{app}/app-info"): ("apps", "One app's info and its agents", None),
-    ("GET", "/version"): ("service", "Server version and language", None),
-    ("GET", "/health"): ("service", "Liveness", None),
-    ("GET", "/config/telemetry"): ("service", "Usage telemetry setting (always off)", None),
-    ("POST", "/config/telemetry"): ("service", "Accepted; adk_rx sends no telemetry", None),
-    ("POST", _S): ("sessions", "Create a session (state, seed events)", CreateSessionRequest),
-    ("GET", _S): ("sessions", "List the user's sessions (without events)", None),
-    ("GET", _S + "/{sid}"): ("sessions", "A session with its events", None),
-    ("POST", _S + "/{sid}"): ("sessions", "Create a session with this id; body = state", None),
-    ("PATCH", _S + "/{sid}"): ("sessions", "Apply a state delta", UpdateSessionRequest),
-    ("DELETE", _S + "/{sid}"): ("sessions", "Delete a session (200 null)", None),
-    ("GET", _A): ("artifacts", "Artifact names of the session", None),
-    ("POST", _A): ("artifacts", "Save a new artifact version", SaveArtifactRequest),
-    ("GET", _A + "/{name}"): ("artifacts", "The latest version (or ?version=N)", None),
-    ("DELETE", _A + "/{name}"): ("artifacts", "Delete every version", None),
-    ("GET", _A + "/{name}/versions"): ("artifacts", "Version numbers", None),
-    ("GET", _A + "/{name}/versions/metadata"): ("artifacts", "Every version's metadata", None),
-    ("GET", _A + "/{name}/versions/{version}"): ("artifacts", "One version (or latest)", None),
-    ("GET", _A + "/{name}/versions/{version}/metadata"): ("artifacts", "Its metadata", None),
-    ("POST", "/run"): ("runs", "Run a turn; answers its events", RunRequest),
-    ("POST", "/run_sse"): ("runs", "Run a turn; its events as SSE data frames", RunRequest),
-    ("POST", _I): ("invocations", "Start a run the server owns (202)", RunRequest),
-    ("GET", _I): ("invocations", "The session's invocations still held", None),
-    ("GET", _I + "/{iid}"): ("invocations", "One invocation's status", None),
-    ("GET", _I + "/{iid}/events"): (
-        "invocations",
-        "SSE of its events from ?after=CURSOR (or Last-Event-ID), then an end frame",
-        None,
-    ),
-    ("POST", _I + "/{iid}:cancel"): ("invocations", "Cancel the run", None),
-    ("GET", _D + "/build_graph"): ("dev", "The agent tree", None),
-    ("GET", _D + "/build_graph_image"): ("dev", "The agent graph as DOT source", None),
-    ("GET", _D + "/graph"): ("dev", "The agent graph as DOT source", None),
-    ("GET", _D + "/users/{user}/sessions/{sid}/events/{event_id}/graph"): (
-        "dev",
-        "The agent graph with an event's author and calls highlighted",
-        None,
-    ),
-    ("PATCH", "/apps/{app}/users/{user}/memory"): ("sessions", "Add a session to memory", None),
-    ("GET", _D + "/debug/trace/session/{sid}"): ("dev", "The session's trace spans", None),
-    ("GET", _D + "/debug/trace/{event_id}"): ("dev", "An event's model-call span", None),
-    ("GET", _D + "/builder"): ("dev", "Agent YAML (none: adk_rx apps are Python)", None),
-    ("GET", _D + "/eval_sets"): ("evals", "Eval set ids of the app", None),
-    ("GET", _D + "/eval-sets"): ("evals", "Eval set ids of the app ({eval_set_ids})", None),
-    ("POST", _D + "/eval-sets"): ("evals", "Create an eval set ({eval_set: {eval_set_id}})", None),
-    ("POST", _D + "/eval_sets/{eval_set_id}"): ("evals", "Create an empty eval set", None),
-    ("POST", _D + "/eval_sets/{eval_set_id}/add_session"): (
-        "evals",
-        "Add a stored session as a case ({eval_id, session_id, user_id})",
-        None,
-    ),
-    ("POST", _D + "/eval-sets/{eval_set_id}/add-session"): (
-        "evals",
-        "Add a stored session as a case ({eval_id, session_id, user_id})",
-        None,
-    ),
-    ("GET", _D + "/eval_sets/{eval_set_id}/evals"): ("evals", "Case ids of the set", None),
-    ("GET", _D + "/eval_sets/{eval_set_id}/evals/{case_id}"): ("evals", "One case", None),
-    ("DELETE", _D + "/eval_sets/{eval_set_id}/evals/{case_id}"): ("evals", "Delete a case", None),
-    ("POST", _D + "/eval_sets/{eval_set_id}/run_eval"): (
-        "evals",
-        "Run cases ({eval_ids, eval_metrics}); stores and answers the results",
-        None,
-    ),
-    ("GET", _D + "/eval_results"): ("evals", "Stored eval result ids", None),
-    ("GET", _D + "/eval_results/{result_id}"): ("evals", "One stored eval result", None),
-}
+__all__ = ["routes", "spec"]
 
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
-
-
-def _operation(method: str, path: str, route: Route, schemas: dict[str, Any]) -> dict[str, Any]:
-    tag, summary, body = DESCRIPTIONS.get((method, path), ("other", "", None))
-    if not summary:
-        doc = (route.endpoint.__doc__ or route.name or "").strip()
-        summary = doc.splitlines()[0] if doc else route.name
-    operation: dict[str, Any] = {
-        "tags": [tag],
-        "summary": summary,
-        "operationId": method.lower() + re.sub(r"[^\w-]+", "_", path).rstrip("_"),
-        "parameters": [
-            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-            for name in _PARAM.findall(path)
-        ],
-        "responses": {"200": {"description": "OK"}},
-    }
-    if body is not None:
-        schemas.setdefault(body.__name__, body.model_json_schema(ref_template=_REF))
-        ref = {"$ref": _REF.format(model=body.__name__)}
-        operation["requestBody"] = {
-            "required": True,
-            "content": {"application/json": {"schema": ref}},
-        }
-    return operation
-
-
 _REF = "#/components/schemas/{model}"
+# What check_eval_id takes: a safe file name, no ".." (each dot followed by another character).
+_EVAL_ID = {"type": "string", "maxLength": 128, "pattern": r"^[A-Za-z0-9_](\.?[A-Za-z0-9_-])*\.?$"}
+_PATH_SCHEMAS: dict[str, Any] = {
+    "name": pydantic.TypeAdapter(ArtifactName).json_schema(),
+    "version": {"type": "string", "pattern": "^(latest|[0-9]+)$"},
+    "eval_set_id": _EVAL_ID,
+    "result_id": _EVAL_ID,
+}
+_ID_SCHEMA = pydantic.TypeAdapter(Id).json_schema()
+_MESSAGES = {
+    200: "OK",
+    202: "Accepted",
+    400: "The request is malformed (the detail says what to change)",
+    401: "A valid bearer token is required (servers with tokens)",
+    403: "Refused: not this server's Host, another origin, or a write the caller may not do",
+    404: "No such app or object for this caller (another user's answers the same)",
+    408: "The body did not arrive in time",
+    409: "The session has a run in progress, or the object exists",
+    413: "The body is larger than the server takes (bytes, JSON items or parts)",
+    422: "Invalid version",
+    500: "The app failed to load, or the run failed",
+    503: "Busy: no store connection or run slot to spare; retry",
+    504: "The run did not start in time; it was cancelled",
+}
 
 
-def _defs(schemas: dict[str, Any]) -> dict[str, Any]:
-    """Lifts each schema's ``$defs`` into the shared components."""
-    flat: dict[str, Any] = {}
-    for name, schema in schemas.items():
-        flat.update(schema.pop("$defs", {}))
-        flat[name] = schema
-    return flat
+def _errors(path: str, operation: Operation) -> set[int]:
+    codes = set(operation.errors)
+    if path != PROBE_PATH:
+        codes.add(403)
+        if path not in PUBLIC_PATHS:
+            codes.add(401)
+    if "{" in path:
+        codes |= {400, 404}
+    if "{app}" in path or path.startswith("/run"):
+        codes |= {404, 500, 503}
+    if operation.body is not None:
+        codes |= {400, 408, 413}
+    return codes
 
 
-def spec(app_routes: list[Any]) -> dict[str, Any]:
+def _param(where: str, param: Param) -> dict[str, Any]:
+    return {
+        "name": param.name,
+        "in": where,
+        "required": param.required,
+        "description": param.description,
+        "schema": param.schema,
+    }
+
+
+def _operation(method: str, path: str, route: Route) -> Operation:
+    found = OPERATIONS.get((method, path))
+    if found is not None:
+        return found
+    doc = (route.endpoint.__doc__ or route.name or "").strip()
+    return Operation("other", doc.splitlines()[0] if doc else route.name, Any)
+
+
+def _content(media: str, schema: dict[str, Any]) -> dict[str, Any]:
+    if media != "application/json":
+        schema = {"type": "string"}
+    return {media: {"schema": schema}}
+
+
+def _describe(
+    method: str, path: str, operation: Operation, schemas: dict[Any, Any]
+) -> dict[str, Any]:
+    parameters = [
+        {
+            "name": name,
+            "in": "path",
+            "required": True,
+            "schema": _PATH_SCHEMAS.get(name, _ID_SCHEMA),
+        }
+        for name in _PARAM.findall(path)
+    ]
+    parameters += [_param("query", p) for p in operation.query]
+    parameters += [_param("header", p) for p in operation.headers]
+    answer = schemas[(method, path, "answer"), "serialization"]
+    responses: dict[str, Any] = {
+        str(status): {
+            "description": _MESSAGES[status],
+            "content": _content(operation.media, answer),
+        }
+        for status in operation.status
+    }
+    error = {"$ref": _REF.format(model="ErrorBody")}
+    for status in sorted(_errors(path, operation)):
+        responses[str(status)] = {
+            "description": _MESSAGES[status],
+            "content": _content("application/json", error),
+        }
+    described: dict[str, Any] = {
+        "tags": [operation.tag],
+        "summary": operation.summary,
+        "operationId": method.lower() + re.sub(r"[^\w-]+", "_", path).rstrip("_"),
+        "parameters": parameters,
+        "responses": responses,
+    }
+    if path in PUBLIC_PATHS or path == PROBE_PATH:
+        described["security"] = []
+    if operation.body is not None:
+        described["requestBody"] = {
+            "required": operation.body_required,
+            "content": {
+                "application/json": {"schema": schemas[(method, path, "body"), "validation"]}
+            },
+        }
+    return described
+
+
+class _Schemas(pydantic.json_schema.GenerateJsonSchema):
+    """pydantic's generator, quiet about defaults it cannot write (an event's empty
+    ``EventActions``): the schema leaves them out, which is all a client needs."""
+
+    ignored_warning_kinds = {"skipped-choice", "non-serializable-default"}
+
+
+def _with_limits(definitions: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """The server's own bounds written into the schemas that carry them."""
+    for name, schema in definitions.items():
+        if name.startswith("MessageContent"):
+            schema["properties"]["parts"]["maxItems"] = limits.max_parts
+    return definitions
+
+
+def spec(app_routes: list[Any], limits: Limits | None = None) -> dict[str, Any]:
     """The OpenAPI document of ``app_routes`` (mounts such as the UI bundle left out)."""
-    paths: dict[str, dict[str, Any]] = {}
-    schemas: dict[str, Any] = {}
+    found: list[tuple[str, str, Operation]] = []
+    websockets: dict[str, Any] = {}
     for route in app_routes:
-        if isinstance(route, Mount) or not isinstance(route, Route):
+        if isinstance(route, WebSocketRoute):
+            doc = (route.endpoint.__doc__ or "").strip()
+            websockets[route.path] = {"summary": doc.splitlines()[0] if doc else route.name}
+        if not isinstance(route, Route):
             continue
         path = _PARAM.sub(r"{\1}", route.path)
         for method in sorted((route.methods or set()) - {"HEAD"}):
-            operation = _operation(method, path, route, schemas)
-            paths.setdefault(path, {})[method.lower()] = operation
+            found.append((method, path, _operation(method, path, route)))
+    inputs: list[tuple[Any, Any, pydantic.TypeAdapter[Any]]] = [
+        ("error", "serialization", pydantic.TypeAdapter(ErrorBody))
+    ]
+    for method, path, operation in found:
+        inputs.append(
+            ((method, path, "answer"), "serialization", pydantic.TypeAdapter(operation.answer))
+        )
+        if operation.body is not None:
+            inputs.append(
+                ((method, path, "body"), "validation", pydantic.TypeAdapter(operation.body))
+            )
+    schemas, definitions = pydantic.TypeAdapter.json_schemas(
+        inputs, by_alias=True, ref_template=_REF, schema_generator=_Schemas
+    )
+    paths: dict[str, dict[str, Any]] = {}
+    for method, path, operation in found:
+        paths.setdefault(path, {})[method.lower()] = _describe(method, path, operation, schemas)
     return {
         "openapi": "3.1.0",
         "info": {"title": "adk_rx API server", "version": adk_rx_version()},
         "paths": paths,
-        "components": {"schemas": _defs(schemas)},
+        "components": {
+            "schemas": _with_limits(definitions.get("$defs", {}), limits or Limits()),
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+        # Tokens are optional: a server started with them needs one on every route but the
+        # public ones; without them, none.
+        "security": [{"bearer": []}, {}],
+        "x-websockets": websockets,
     }
 
 
@@ -199,7 +220,7 @@ def _document(request: Request) -> dict[str, Any]:
     state = request.app.state
     document = getattr(state, "openapi", None)
     if document is None:
-        document = state.openapi = spec(list(request.app.routes))
+        document = state.openapi = spec(list(request.app.routes), server_of(request).limits)
     return document
 
 
@@ -217,6 +238,11 @@ async def docs(request: Request) -> Response:
                 f"<td><code>{html.escape(path)}</code></td>"
                 f"<td>{html.escape(operation['summary'])}</td></tr>"
             )
+    for path, socket in document["x-websockets"].items():
+        rows.append(
+            f"<tr><td>live</td><td><b>WebSocket</b></td><td><code>{html.escape(path)}</code>"
+            f"</td><td>{html.escape(socket['summary'])}</td></tr>"
+        )
     page = (
         "<!doctype html><meta charset=utf-8><title>adk_rx API</title>"
         "<style>body{font:14px sans-serif;margin:2em}td{padding:3px 10px;"
