@@ -127,3 +127,51 @@ async def test_docs_is_a_self_contained_page_served_without_a_token(agents: tupl
     assert "/invocations/{iid}/events" in page.text and "<script" not in page.text
     assert "/run_live" in page.text
     assert document.status_code == 200 and api.status_code == 401
+
+
+def _accepts(check: Any, value: str) -> bool:
+    try:
+        check(value)
+    except Exception:
+        return False
+    return True
+
+
+def test_ids_and_bytes_are_described_as_the_checks_take_them(document: dict[str, Any]):
+    """The fuzzer found schema-valid values each of these refused (and so answered 400)."""
+    from google.genai import types
+
+    from adk_rx.cli.server.validation import check_artifact_name, check_id
+    from adk_rx.evaluation.eval_store import check_eval_id
+
+    schemas = document["components"]["schemas"]
+    path = document["paths"][SESSION + "/artifacts/{name}"]["get"]["parameters"]
+    name = next(p["schema"] for p in path if p["name"] == "name")["pattern"]
+    session = next(p["schema"] for p in path if p["name"] == "sid")["pattern"]
+    evalset = schemas["AddSessionBody"]["properties"]["evalId"]["pattern"]
+    signature = schemas["Part"]["properties"]["thoughtSignature"]["anyOf"][0]["pattern"]
+    cases = {
+        (name, check_artifact_name): ["a", ".a", "a.", "a..b", "..", ".", "a/b", "a\\b", "a\x01"],
+        (session, lambda v: check_id(v, "id")): ["s1", "..", "a b", "a\nb", "\x7f"],
+        (evalset, lambda v: check_eval_id(v, "id")): ["a", "a.b", "a..b", ".a", "a b", "_"],
+        (
+            signature,
+            lambda v: types.Part.model_validate({"thought_signature": v}),
+        ): ["", "YQ", "YQ==", "YR", "a+-b", "a", "a_-b", "ab=c", "YWJj"],
+    }
+    for (pattern, check), values in cases.items():
+        for value in values:
+            assert bool(re.search(pattern, value)) == _accepts(check, value), (pattern, value)
+
+
+def test_seed_events_and_optional_bodies_are_described_as_the_routes_take_them(
+    document: dict[str, Any],
+):
+    schemas = document["components"]["schemas"]
+    seed = schemas["SeedEvent"]["properties"]
+    assert seed["partial"]["anyOf"][0] == {"const": False, "type": "boolean"}
+    assert seed["longRunningToolIds"]["anyOf"][0]["maxItems"] == 0
+    create = document["paths"]["/apps/{app}/users/{user}/sessions"]["post"]["requestBody"]
+    assert not create["required"]  # no body, or a JSON null, reads as an empty one
+    assert {"type": "null"} in create["content"]["application/json"]["schema"]["anyOf"]
+    assert "app_name" not in schemas["InvocationRequest"]["properties"]  # the path's

@@ -13,12 +13,15 @@ aliases), the server's own objects in the keys the routes write.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any, Literal
 
 import pydantic
 from google.genai import types
 
-from adk_rx.events import Event
+from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
+
+from .validation import ARTIFACT_NAME_SCHEMA, ID_SCHEMA
 
 __all__ = [
     "AgentGraph",
@@ -41,26 +44,16 @@ __all__ = [
     "MessageContent",
     "RunRequest",
     "SaveArtifactRequest",
+    "SeedEvent",
     "SessionJson",
     "Telemetry",
     "UpdateSessionRequest",
     "VersionInfo",
 ]
 
-Id = Annotated[
-    str, pydantic.StringConstraints(min_length=1, max_length=512, pattern=r"^[^\x00-\x1f\x7f]+$")
-]
+Id = Annotated[str, pydantic.WithJsonSchema(ID_SCHEMA)]
 """An app, user, session or invocation id: what :func:`.validation.check_id` takes."""
-_CHAR = r"[^/\\\x00-\x1f\x7f]"  # a character a file name may hold
-_NOT_DOT = r"[^./\\\x00-\x1f\x7f]"
-ArtifactName = Annotated[
-    str,
-    pydantic.StringConstraints(
-        min_length=1,
-        max_length=512,
-        pattern=rf"^({_NOT_DOT}{_CHAR}*|\.{_NOT_DOT}{_CHAR}*|\.\.{_CHAR}+)$",  # not . nor ..
-    ),
-]
+ArtifactName = Annotated[str, pydantic.WithJsonSchema(ARTIFACT_NAME_SCHEMA)]
 """A plain file name: what :func:`.validation.check_artifact_name` takes."""
 
 
@@ -102,11 +95,28 @@ class RunRequest(_RunFields):
 
 
 class InvocationRequest(_RunFields):
-    """``POST .../invocations``: the path names the session; ids in the body must match it."""
+    """``POST .../invocations``: the path names the session (``app_name``, ``user_id`` or
+    ``session_id`` in the body are refused unless they name the path's)."""
 
-    app_name: Id | None = None
-    user_id: Id | None = None
-    session_id: Id | None = None
+
+_EMPTY = {"anyOf": [{"type": "null"}, {"type": "object", "maxProperties": 0}]}
+
+
+@dataclasses.dataclass(frozen=True)
+class SeedEvent(Event):
+    """An event a client seeds a new session with: what was said, never what only the
+    runtime writes (actions, pending long-running calls, partial chunks, calls of
+    ``adk_request_confirmation`` and the other runtime functions)."""
+
+    actions: Annotated[  # pyright: ignore[reportIncompatibleVariableOverride]
+        EventActions,
+        pydantic.WithJsonSchema({"type": "object", "additionalProperties": _EMPTY}),
+    ] = EMPTY_ACTIONS
+    long_running_tool_ids: Annotated[  # pyright: ignore[reportIncompatibleVariableOverride]
+        frozenset[str] | None,
+        pydantic.WithJsonSchema({"anyOf": [{"type": "array", "maxItems": 0}, {"type": "null"}]}),
+    ] = None
+    partial: Literal[False] | None = None  # pyright: ignore[reportIncompatibleVariableOverride]
 
 
 class CreateSessionRequest(pydantic.BaseModel):
@@ -115,7 +125,7 @@ class CreateSessionRequest(pydantic.BaseModel):
 
     session_id: Id | None = None
     state: dict[str, Any] | None = None
-    events: list[Event] | None = None
+    events: list[SeedEvent] | None = None
 
 
 class UpdateSessionRequest(pydantic.BaseModel):

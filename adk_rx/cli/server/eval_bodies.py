@@ -20,9 +20,9 @@ from adk_rx.evaluation import DEFAULT_CRITERIA, BaseCriterion, criteria_from_con
 from adk_rx.evaluation.eval_store import check_eval_id
 
 from .errors import RequestRejectedError
-from .validation import check_id
+from .validation import ID_SCHEMA, check_id
 
-__all__ = ["AddSessionBody", "CreateEvalSetBody", "RunEvalBody", "parse_body"]
+__all__ = ["EVAL_ID_SCHEMA", "AddSessionBody", "CreateEvalSetBody", "RunEvalBody", "parse_body"]
 
 B = TypeVar("B", bound="_Body")
 
@@ -37,9 +37,17 @@ def _checked_by(check: Callable[[str, str], str]) -> pydantic.AfterValidator:
     return pydantic.AfterValidator(validate)
 
 
-EvalId = Annotated[str, _checked_by(check_eval_id)]
+EVAL_ID_SCHEMA = {
+    "type": "string",
+    "maxLength": 128,
+    # check_eval_id's rule as a JSON schema: no "..", so each dot is followed by another
+    # character or ends the id.
+    "pattern": r"^[A-Za-z0-9_](\.?[A-Za-z0-9_-])*\.?$",
+}
+"""What :func:`~adk_rx.evaluation.eval_store.check_eval_id` takes, for ``/openapi.json``."""
+EvalId = Annotated[str, _checked_by(check_eval_id), pydantic.WithJsonSchema(EVAL_ID_SCHEMA)]
 """An eval set or case id: a safe file name."""
-StoreId = Annotated[str, _checked_by(check_id)]
+StoreId = Annotated[str, _checked_by(check_id), pydantic.WithJsonSchema(ID_SCHEMA)]
 """A session or user id, as every route takes them."""
 
 
@@ -84,8 +92,8 @@ class RunEvalBody(_Body):
     ``eval_case_ids`` is google-adk's newer name for ``eval_ids``; both are taken.
     """
 
-    eval_ids: list[str] = []
-    eval_case_ids: list[str] = []
+    eval_ids: list[EvalId] = []
+    eval_case_ids: list[EvalId] = []
     eval_metrics: list[EvalMetric] = []
 
     def case_ids(self) -> list[str]:

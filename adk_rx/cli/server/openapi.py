@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from typing import Any, Optional
 
 import pydantic
 import pydantic.json_schema
@@ -33,25 +33,33 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
 from .adk_routes_service import adk_rx_version
-from .api_models import ArtifactName, ErrorBody, Id
+from .api_models import ErrorBody
+from .eval_bodies import EVAL_ID_SCHEMA
 from .limits import Limits
 from .openapi_operations import OPERATIONS, Operation, Param
 from .security import PROBE_PATH, PUBLIC_PATHS
 from .shared import json_response, server_of
+from .validation import ARTIFACT_NAME_SCHEMA, ID_SCHEMA
 
 __all__ = ["routes", "spec"]
 
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
 _REF = "#/components/schemas/{model}"
-# What check_eval_id takes: a safe file name, no ".." (each dot followed by another character).
-_EVAL_ID = {"type": "string", "maxLength": 128, "pattern": r"^[A-Za-z0-9_](\.?[A-Za-z0-9_-])*\.?$"}
 _PATH_SCHEMAS: dict[str, Any] = {
-    "name": pydantic.TypeAdapter(ArtifactName).json_schema(),
+    "name": ARTIFACT_NAME_SCHEMA,
     "version": {"type": "string", "pattern": "^(latest|[0-9]+)$"},
-    "eval_set_id": _EVAL_ID,
-    "result_id": _EVAL_ID,
+    "eval_set_id": EVAL_ID_SCHEMA,
+    "case_id": EVAL_ID_SCHEMA,
+    "result_id": EVAL_ID_SCHEMA,
 }
-_ID_SCHEMA = pydantic.TypeAdapter(Id).json_schema()
+
+
+def _base64(char: str) -> str:
+    # Whole quads, then 2 or 3 characters whose unused low bits are zero, padded or not.
+    return rf"(?:{char}{{4}})*(?:{char}[AQgw]={{0,2}}|{char}{{2}}[AEIMQUYcgkosw048]=?)?"
+
+
+_BASE64 = rf"^({_base64('[A-Za-z0-9+/]')}|{_base64('[A-Za-z0-9_-]')})$"
 _MESSAGES = {
     200: "OK",
     202: "Accepted",
@@ -116,7 +124,7 @@ def _describe(
             "name": name,
             "in": "path",
             "required": True,
-            "schema": _PATH_SCHEMAS.get(name, _ID_SCHEMA),
+            "schema": _PATH_SCHEMAS.get(name, ID_SCHEMA),
         }
         for name in _PARAM.findall(path)
     ]
@@ -161,6 +169,14 @@ class _Schemas(pydantic.json_schema.GenerateJsonSchema):
 
     ignored_warning_kinds = {"skipped-choice", "non-serializable-default"}
 
+    def bytes_schema(self, schema: Any) -> dict[str, Any]:
+        """Bytes in JSON (google-genai's ``data``, ``thoughtSignature``) are base64, standard
+        or URL-safe, and pydantic refuses any other text: the pattern says which."""
+        described = super().bytes_schema(schema)
+        if described.get("format") in ("base64", "base64url"):
+            described["pattern"] = _BASE64
+        return described
+
 
 def _with_limits(definitions: dict[str, Any], limits: Limits) -> dict[str, Any]:
     """The server's own bounds written into the schemas that carry them."""
@@ -191,9 +207,9 @@ def spec(app_routes: list[Any], limits: Limits | None = None) -> dict[str, Any]:
             ((method, path, "answer"), "serialization", pydantic.TypeAdapter(operation.answer))
         )
         if operation.body is not None:
-            inputs.append(
-                ((method, path, "body"), "validation", pydantic.TypeAdapter(operation.body))
-            )
+            # A body that may be left out may also be a JSON null: the routes read both as none.
+            body = operation.body if operation.body_required else Optional[operation.body]  # noqa: UP045
+            inputs.append(((method, path, "body"), "validation", pydantic.TypeAdapter(body)))
     schemas, definitions = pydantic.TypeAdapter.json_schemas(
         inputs, by_alias=True, ref_template=_REF, schema_generator=_Schemas
     )

@@ -30,12 +30,16 @@ from typing import Any
 
 from google.genai import types
 
+from adk_rx.artifacts.in_memory import check_artifact_filename
+from adk_rx.errors import ConfigurationError
 from adk_rx.state import State
 
 from .errors import ForbiddenStateError, RequestRejectedError
 from .limits import Limits
 
 __all__ = [
+    "ARTIFACT_NAME_SCHEMA",
+    "ID_SCHEMA",
     "MAX_CURSOR",
     "check_artifact_name",
     "check_client_state",
@@ -50,6 +54,23 @@ MAX_CURSOR = 2**63 - 1
 _MAX_ID_LENGTH = 512
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+ID_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": _MAX_ID_LENGTH,
+    "pattern": r"^[^\x00-\x1f\x7f]+$",
+}
+"""What :func:`check_id` takes, as a JSON schema for ``/openapi.json`` (JSON text holds no
+lone surrogate, so the pattern need not say it)."""
+ARTIFACT_NAME_SCHEMA: dict[str, Any] = {
+    **ID_SCHEMA,
+    # No "..": each dot is followed by another character (or ends the name), and one
+    # character at least is not a dot. ``user:`` names a file of the user's own.
+    "pattern": r"^(\.?[^./\\\x00-\x1f\x7f])+\.?$",
+}
+"""What :func:`check_artifact_name` takes, as a JSON schema."""
 
 
 def check_id(value: str, what: str) -> str:
@@ -81,15 +102,18 @@ def check_new_id(value: str, what: str) -> str:
 
 
 def check_artifact_name(name: str) -> str:
-    """An artifact file name: one plain path component.
+    """An artifact file name: one plain path component (``user:`` prefix allowed), as every
+    artifact service takes it (see :func:`~adk_rx.artifacts.in_memory.check_artifact_filename`).
 
     Raises:
-        RequestRejectedError: ``.``, ``..``, a slash or backslash, or a control character.
+        RequestRejectedError: empty, ``.``, holding ``..``, a slash, a backslash or a control
+            character, or too long.
     """
     check_id(name, "the artifact name")
-    if name in (".", "..") or "/" in name or "\\" in name:
-        raise RequestRejectedError(f"the artifact name {name!r} is not a plain file name")
-    return name
+    try:
+        return check_artifact_filename(name)
+    except ConfigurationError as exc:
+        raise RequestRejectedError(str(exc)) from exc
 
 
 def check_client_state(state: Mapping[str, Any], what: str, limits: Limits) -> None:
