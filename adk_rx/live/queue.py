@@ -103,6 +103,9 @@ class LiveRequest:
             request = _ADAPTER.validate_python(data)
         except pydantic.ValidationError as exc:
             raise ConfigurationError(f"not a live request: {_first_error(exc)}") from exc
+        except (TypeError, AttributeError) as exc:
+            # google-genai's enum fields raise AttributeError for a value that is no string.
+            raise ConfigurationError(f"not a live request: {exc}") from exc
         if request == _EMPTY:
             raise ConfigurationError(
                 "not a live request: it sets none of content, blob, activity_start, "

@@ -52,13 +52,15 @@ def _database(backend: str, root: Path) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def hostile_server(backend: str, root: Path) -> Iterator[ServerProcess]:
-    """The server on a fresh SQLite file or PostgreSQL schema, until the block ends."""
+def hostile_server(backend: str, root: Path, *extra: str) -> Iterator[ServerProcess]:
+    """The server on a fresh SQLite file or PostgreSQL schema, until the block ends
+    (``extra``: more command-line options)."""
     agents = write_agents(root / "agents", APP)
     with _database(backend, root) as database:
         options = (
             *("--session-service-uri", database),
             *("--max-body-bytes", str(MAX_BODY), "--body-timeout", "2"),
+            *extra,
         )
         env = {"ADK_RX_TOKENS": "alice-token=alice,bob-token=bob"}
         with api_server_process(agents, root, *options, env=env) as server:

@@ -173,6 +173,9 @@ UNREADABLE = {
         {"content": {"role": "user", "parts": [{"function_call": {"name": "f", "args": {}}}]}}
     ),
     "no parts": '{"content": {"role": "user", "parts": []}}',
+    # google-genai's enums raise AttributeError, not a ValidationError, for an object.
+    "an enum field holding an object": '{"content": {"role": "user", "parts": [{"text": "hi", '
+    '"media_processing": {}}]}}',
 }
 
 

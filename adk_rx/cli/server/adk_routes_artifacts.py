@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-import pydantic
 from google.genai import types
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -33,7 +32,7 @@ from adk_rx.artifacts.base import USER_PREFIX
 
 from .session_routes import artifact_call, find_session, ids_of, json_body
 from .shared import json_response, not_found, server_of
-from .validation import check_artifact_name
+from .validation import check_artifact_name, parse_model
 
 __all__ = ["routes"]
 
@@ -145,10 +144,7 @@ def _save_body(body: Mapping[str, Any]) -> tuple[str, types.Part]:
     raw = body.get("artifact")
     if not isinstance(raw, Mapping):
         raise HTTPException(400, "artifact is required (a Part: {text} or {inlineData})")
-    try:
-        part = types.Part.model_validate(raw)
-    except pydantic.ValidationError as exc:
-        raise HTTPException(400, f"artifact is not a valid Part: {exc}") from exc
+    part = parse_model(types.Part, raw, "artifact")
     metadata = body.get("custom_metadata", body.get("customMetadata"))
     if metadata:
         raise HTTPException(

@@ -25,7 +25,6 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-import pydantic
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -71,7 +70,8 @@ def seed_events(raw: Any) -> list[Event]:
             raise HTTPException(400, f"session initialization event {index} is not an object")
         try:
             event = Event.from_dict(item)
-        except (pydantic.ValidationError, ValueError, TypeError) as exc:
+        # AttributeError: google-genai's enum fields raise it for a value that is no string.
+        except (ValueError, TypeError, AttributeError) as exc:
             raise HTTPException(
                 400, f"session initialization event {index} is not a valid event: {exc}"
             ) from exc

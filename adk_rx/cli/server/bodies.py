@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import pydantic
 from google.genai import types
 
 from adk_rx.run_config import RunConfig, StreamingMode
@@ -14,7 +13,13 @@ from adk_rx.sessions.session import Session
 
 from .errors import RequestRejectedError
 from .limits import Limits
-from .validation import check_client_state, check_id, check_message, check_part_count
+from .validation import (
+    check_client_state,
+    check_id,
+    check_message,
+    check_part_count,
+    parse_model,
+)
 
 __all__ = ["RunBody", "parse_run_body", "session_json"]
 
@@ -81,10 +86,7 @@ def parse_run_body(
     parts = message.get("parts") if isinstance(message, Mapping) else None
     if isinstance(parts, list):  # counted before pydantic builds a Part of each
         check_part_count(len(parts), limits)
-    try:
-        content = types.Content.model_validate(message)
-    except pydantic.ValidationError as exc:
-        raise RequestRejectedError(f"new_message is not a valid Content: {exc}") from exc
+    content = parse_model(types.Content, message, "new_message")
     if not content.parts:
         raise RequestRejectedError("new_message has no parts")
     check_message(content, limits)

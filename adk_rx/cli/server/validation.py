@@ -26,8 +26,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
+import pydantic
 from google.genai import types
 
 from adk_rx.artifacts.in_memory import check_artifact_filename
@@ -48,6 +49,7 @@ __all__ = [
     "check_new_id",
     "check_part_count",
     "parse_cursor",
+    "parse_model",
 ]
 
 MAX_CURSOR = 2**63 - 1
@@ -114,6 +116,28 @@ def check_artifact_name(name: str) -> str:
         return check_artifact_filename(name)
     except ConfigurationError as exc:
         raise RequestRejectedError(str(exc)) from exc
+
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+def parse_model(model: type[M], data: Any, what: str) -> M:
+    """``data`` (a client's JSON) as ``model``: google-genai's ``Content`` or ``Part``.
+
+    Raises:
+        RequestRejectedError: it does not fit; the message names ``what`` and says why.
+    """
+    try:
+        return model.model_validate(data)
+    except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
+        raise RequestRejectedError(f"{what} is not a valid {model.__name__}: {exc}") from exc
+    except AttributeError as exc:
+        # google-genai's enum fields raise this for a value that is not a string (their
+        # _missing_ calls .upper()), past pydantic, which would have named the field.
+        raise RequestRejectedError(
+            f"{what} is not a valid {model.__name__}: a field that takes one of a set of "
+            f"names holds something else ({exc})"
+        ) from exc
 
 
 def check_client_state(state: Mapping[str, Any], what: str, limits: Limits) -> None:

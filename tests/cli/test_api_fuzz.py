@@ -1,0 +1,172 @@
+"""The API fuzzed from its own OpenAPI document, against a real ``adk-rx api-server`` on SQLite
+and PostgreSQL with tokens for two users (see :mod:`tests.cli.hostile_support`).
+
+schemathesis reads ``/openapi.json`` from the server and sends every operation of it a
+bounded, derandomized set of requests (the document's examples, boundary cases, then
+random ones; valid and invalid), as alice. Each answer must be no 500, carry a status code
+and a body that the document declares, accept what the document calls valid and refuse
+what it does not. So the document stays true to the routes and the routes to it.
+
+Random ids reach nothing, so half the time a path parameter or a body id is swapped for one
+of the objects seeded before the run: alice's session with a turn, an artifact, an
+invocation, an eval set with a case and a result, and bob's counterparts, whose secret text
+must never come back to alice. Deleting routes get objects of their own, so the rest stay
+reachable. Inputs the fuzzer found that once broke the server are kept below as plain tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.cli.hostile_support import ALICE, BACKENDS, BOB, client, hostile_server, run_body
+from tests.cli.server_process import ServerProcess
+from tests.cli.server_support import AGENT_SOURCE, user_text
+
+pytestmark = pytest.mark.timeout(300)
+
+APP = "resumable_chat"  # hostile_support's scripted app, resumable: a run may name an invocation
+RESUMABLE = AGENT_SOURCE + (
+    "from adk_rx import App, ResumabilityConfig\n"
+    "app = App(name='resumable_chat', root_agent=root_agent,"
+    " resumability_config=ResumabilityConfig(is_resumable=True))\n"
+)
+
+EXAMPLES = 12  # random examples per operation and kind (valid, invalid), on top of the rest
+SEED = 25
+SECRET = "bob-secret-5e1f"
+CONFIG = {
+    "seed": SEED,
+    "generation": {"max-examples": EXAMPLES, "deterministic": True, "database": "none"},
+    # Sequences of calls along links are left to the seeded objects: the document has none.
+    "phases": {"stateful": {"enabled": False}},
+    "headers": ALICE,
+    # The run stays short, and a fixed seed makes CI replay what it found.
+    "suppress-health-check": ["too_slow", "filter_too_much", "data_too_large"],
+}
+
+
+def _run_body(user: str, sid: str, text: str = "hi", **extra: object) -> dict[str, object]:
+    return {**run_body(user, sid, text, **extra), "app_name": APP}
+
+
+@dataclass(frozen=True)
+class Seeded:
+    """The server and the ids of what was stored on it before fuzzing."""
+
+    server: ServerProcess
+    known: Mapping[str, tuple[str, ...]]  # parameter or body key -> ids that exist
+    doomed: Mapping[str, tuple[str, ...]]  # the same, for the deleting routes
+    bobs: dict[str, Any]  # what bob reads of his own objects
+
+
+def bobs_objects(server: ServerProcess) -> dict[str, Any]:
+    with client(server, BOB) as bob:
+        return {
+            path: bob.get(path).json()
+            for path in (
+                f"/apps/{APP}/users/bob/sessions/bob-s",
+                f"/apps/{APP}/users/bob/sessions/bob-s2",
+                f"/apps/{APP}/users/bob/sessions/bob-s/artifacts",
+                f"/dev/apps/{APP}/eval_sets/bob_set/evals",
+                f"/dev/apps/{APP}/eval_results",
+            )
+        }
+
+
+def _stored_turn(http: httpx.Client, user: str, sid: str, text: str) -> tuple[str, str]:
+    """A session with one turn and one finished invocation: (invocation id, event id)."""
+    sessions = f"/apps/{APP}/users/{user}/sessions"
+    assert http.post(sessions, json={"session_id": sid}).status_code == 200
+    assert http.post("/run", json=_run_body(user, sid, f"note {text}")).status_code == 200
+    started = http.post(f"{sessions}/{sid}/invocations", json={"new_message": user_text(text)})
+    assert started.status_code == 202, started.text
+    invocation = started.json()["invocation_id"]
+    assert "event: end" in http.get(f"{sessions}/{sid}/invocations/{invocation}/events").text
+    return invocation, http.get(f"{sessions}/{sid}").json()["events"][-1]["id"]
+
+
+def _eval_result(http: httpx.Client, user: str, sid: str, eval_set: str) -> str:
+    """An eval set with case ``case1`` (and ``case2``) from the session, run once: its result id."""
+    sets = f"/dev/apps/{APP}/eval_sets/{eval_set}"
+    assert http.post(sets).status_code == 200
+    for case in ("case1", "case2"):
+        body = {"eval_id": case, "session_id": sid, "user_id": user}
+        assert http.post(f"{sets}/add_session", json=body).status_code == 200
+    assert http.post(f"{sets}/run_eval", json={"eval_ids": ["case1"]}).status_code == 200
+    return http.get(f"/dev/apps/{APP}/eval_results").json()[0]
+
+
+def seed(server: ServerProcess) -> Seeded:
+    with client(server, ALICE) as alice, client(server, BOB) as bob:
+        alice_turn = _stored_turn(alice, "alice", "s1", "alice's note")
+        bob_turn = _stored_turn(bob, "bob", "bob-s", SECRET)
+        for user, http, sid in (("alice", alice, "s2"), ("bob", bob, "bob-s2")):
+            assert http.post(f"/apps/{APP}/users/{user}/sessions/{sid}").status_code == 200
+        artifacts = f"/apps/{APP}/users/alice/sessions/s1/artifacts"
+        doomed = {"filename": "doomed.txt", "artifact": {"text": "x"}}
+        assert alice.post(artifacts, json=doomed).status_code == 200
+        results = (
+            _eval_result(alice, "alice", "s1", "set1"),
+            _eval_result(bob, "bob", "bob-s", "bob_set"),
+        )
+    known = {
+        "app": (APP,),
+        "app_name": (APP,),
+        "user": ("alice", "bob"),
+        "user_id": ("alice", "bob"),
+        "sid": ("s1", "bob-s"),
+        "session_id": ("s1", "bob-s"),
+        "iid": (alice_turn[0], bob_turn[0]),
+        "invocation_id": (alice_turn[0], bob_turn[0]),
+        "event_id": (alice_turn[1], bob_turn[1]),
+        "function_call_event_id": (alice_turn[1], bob_turn[1]),
+        "name": ("note.txt",),
+        "version": ("0", "latest"),
+        "eval_set_id": ("set1", "bob_set"),
+        "case_id": ("case1",),
+        "eval_id": ("case1",),
+        "result_id": results,
+    }
+    doomed_ids = {"sid": ("s2", "bob-s2"), "name": ("doomed.txt",), "case_id": ("case2",)}
+    return Seeded(server, known, doomed_ids, bobs_objects(server))
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def seeded(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Seeded]:
+    root = tmp_path_factory.mktemp(f"fuzz_{request.param}")
+    (root / "agents" / APP).mkdir(parents=True)
+    (root / "agents" / APP / "agent.py").write_text(RESUMABLE)
+    # A run the fuzzer starts must not outlive the module, whatever its message says.
+    with hostile_server(request.param, root, "--run-timeout", "10") as server:
+        yield seed(server)
+
+
+# -- what the fuzzer found --------------------------------------------------------------------
+S1 = f"/apps/{APP}/users/alice/sessions/s1"
+ENUM_HOLDING_AN_OBJECT = {"role": "user", "parts": [{"text": "hi", "media_processing": {}}]}
+
+
+def test_a_part_whose_enum_field_holds_an_object_is_refused_on_every_route(seeded: Seeded):
+    """google-genai's enums raised AttributeError, not a ValidationError, for an object: 500."""
+    message = {"new_message": ENUM_HOLDING_AN_OBJECT}
+    event = {"author": "user", "content": ENUM_HOLDING_AN_OBJECT}
+    part = {"filename": "enum.txt", "artifact": ENUM_HOLDING_AN_OBJECT["parts"][0]}
+    with client(seeded.server, ALICE) as http:
+        answers = {
+            "/run": http.post("/run", json=_run_body("alice", "s1", **message)),
+            "/run_sse": http.post("/run_sse", json=_run_body("alice", "s1", **message)),
+            "invocations": http.post(f"{S1}/invocations", json=message),
+            "artifacts": http.post(f"{S1}/artifacts", json=part),
+            "seed events": http.post(f"/apps/{APP}/users/alice/sessions", json={"events": [event]}),
+        }
+    assert {route: answer.status_code for route, answer in answers.items()} == dict.fromkeys(
+        answers, 400
+    )
+    assert all("not a valid" in answer.json()["detail"] for answer in answers.values())
