@@ -170,3 +170,13 @@ def test_a_part_whose_enum_field_holds_an_object_is_refused_on_every_route(seede
         answers, 400
     )
     assert all("not a valid" in answer.json()["detail"] for answer in answers.values())
+
+
+def test_a_405_names_every_method_of_its_path(seeded: Seeded):
+    """Two routes serve one path: the 405 of the first one named only its own methods."""
+    with client(seeded.server, ALICE) as http:
+        session = http.request("OPTIONS", S1)
+        telemetry = http.put("/config/telemetry")
+    assert session.status_code == telemetry.status_code == 405
+    assert session.headers["allow"] == "DELETE, GET, HEAD, PATCH, POST"
+    assert telemetry.headers["allow"] == "GET, HEAD, POST"

@@ -16,7 +16,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
-from starlette.routing import Route
+from starlette.routing import Match, Route
 
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
@@ -61,6 +61,8 @@ async def _page(request: Request) -> Response:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     headers = dict(exc.headers) if exc.headers else None
+    if exc.status_code == 405:
+        headers = {**(headers or {}), "Allow": _allowed_methods(request)}
     return json_response({"detail": exc.detail}, exc.status_code, headers=headers)
 
 
@@ -70,6 +72,17 @@ async def _app_load_failed(request: Request, exc: Exception) -> Response:
     if exc.traceback is not None:
         body["traceback"] = exc.traceback
     return json_response(body, exc.status)
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method of the path: starlette's 405 names only those of the first route whose
+    path matched, and one path may be served by several routes (``GET`` and ``POST``
+    ``.../sessions`` live in different modules)."""
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if isinstance(route, Route) and route.matches(request.scope)[0] != Match.NONE:
+            methods |= route.methods or set()
+    return ", ".join(sorted(methods))
 
 
 async def _store_failed(request: Request, exc: Exception) -> Response:
