@@ -180,3 +180,10 @@ def test_a_405_names_every_method_of_its_path(seeded: Seeded):
     assert session.status_code == telemetry.status_code == 405
     assert session.headers["allow"] == "DELETE, GET, HEAD, PATCH, POST"
     assert telemetry.headers["allow"] == "GET, HEAD, POST"
+
+
+def test_a_session_trace_checks_the_session_id_as_every_route_does(seeded: Seeded):
+    with client(seeded.server, ALICE) as http:
+        too_long = http.get(f"/dev/apps/{APP}/debug/trace/session/{'x' * 513}")
+        control = http.get(f"/dev/apps/{APP}/debug/trace/%0A")
+    assert too_long.status_code == control.status_code == 400

@@ -32,6 +32,7 @@ from .shared import json_response, not_found, runner_for, server_of, user_path
 from .span_view import covered_invocations, store_spans
 from .trace_index import TraceIndex
 from .trace_view import session_spans
+from .validation import check_id
 
 __all__ = ["routes"]
 
@@ -110,7 +111,8 @@ async def _spans(request: Request, app_name: str, user: str, sid: str) -> list[d
 
 
 async def session_trace(request: Request) -> Response:
-    app_name, sid = request.path_params["app"], request.path_params["sid"]
+    app_name = check_id(request.path_params["app"], "the app name")
+    sid = check_id(request.path_params["sid"], "the session id")
     user = _index(request).session_user(app_name, sid, _caller(request))
     if user is None:
         return json_response([])
@@ -123,7 +125,8 @@ async def session_trace(request: Request) -> Response:
 
 
 async def event_trace(request: Request) -> Response:
-    app_name, event_id = request.path_params["app"], request.path_params["event_id"]
+    app_name = check_id(request.path_params["app"], "the app name")
+    event_id = check_id(request.path_params["event_id"], "the event id")
     owner = _index(request).event_owner(app_name, event_id, _caller(request))
     if owner is None:
         raise HTTPException(404, "Trace not found")
