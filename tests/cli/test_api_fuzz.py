@@ -187,3 +187,10 @@ def test_a_session_trace_checks_the_session_id_as_every_route_does(seeded: Seede
         too_long = http.get(f"/dev/apps/{APP}/debug/trace/session/{'x' * 513}")
         control = http.get(f"/dev/apps/{APP}/debug/trace/%0A")
     assert too_long.status_code == control.status_code == 400
+
+
+def test_running_cases_a_set_lacks_answers_404_as_reading_one_does(seeded: Seeded):
+    with client(seeded.server, ALICE) as http:
+        run = http.post(f"/dev/apps/{APP}/eval_sets/set1/run_eval", json={"eval_ids": ["nope"]})
+        read = http.get(f"/dev/apps/{APP}/eval_sets/set1/evals/nope")
+    assert run.status_code == read.status_code == 404

@@ -121,12 +121,12 @@ async def test_bad_ids_unknown_sets_other_users_and_duplicates_are_refused(
     await client.post(f"{dev}/eval_sets/s")
     add = {"eval_id": "c", "session_id": "s1", "user_id": "u1"}
 
-    assert (await client.post(f"{dev}/eval_sets/s")).status_code == 400  # exists
+    assert (await client.post(f"{dev}/eval_sets/s")).status_code == 409  # exists
     assert (await client.post(f"{dev}/eval_sets/..bad")).status_code == 400
     assert (await client.get(f"{dev}/eval_sets/nope/evals")).status_code == 404
     assert (await client.post(f"{dev}/eval_sets/s/add_session", json=add)).status_code == 200
     again = await client.post(f"{dev}/eval_sets/s/add_session", json=add)
-    assert again.status_code == 400 and "already has" in again.json()["detail"]
+    assert again.status_code == 409 and "already has" in again.json()["detail"]
     foreign = await client.post(
         f"{dev}/eval_sets/s/add_session",
         json={**add, "eval_id": "d"},
@@ -148,6 +148,6 @@ async def test_without_tokens_every_client_is_the_one_local_user(
         assert (await first.post(f"{dev}/eval_sets/shared")).status_code == 200
     async with client_for(root, data_dir=data_dir) as second:
         assert (await second.get(f"{dev}/eval_sets")).json() == ["shared"]
-        assert (await second.post(f"{dev}/eval_sets/shared")).status_code == 400  # exists
+        assert (await second.post(f"{dev}/eval_sets/shared")).status_code == 409  # exists
 
     assert (data_dir / "evals" / app / "local" / "shared.evalset.json").is_file()

@@ -9,12 +9,13 @@ one 413).
 * ``GET eval_sets`` (ids) and ``GET eval-sets`` (``{"eval_set_ids": [...]}``): the caller's
   sets and the app's shipped ones;
 * ``POST eval_sets/{id}`` and ``POST eval-sets`` (``{"eval_set": {"eval_set_id": ...}}``)
-  create one of the caller's (400 when the caller has it, 403 when the app ships it);
+  create one of the caller's (409 when the caller has it, 403 when the app ships it);
 * ``POST eval_sets/{id}/add_session`` (and ``eval-sets/{id}/add-session``) with
   ``{"eval_id", "session_id", "user_id"}`` turns one of the caller's stored sessions into a
-  case of one of the caller's sets; it answers ``{"eval_id", "warnings"}``, a warning for
-  each call the session still waits on (an approval, a credential, a long-running call): the
-  case holds no answer to it, so record the answer in the session and add it again;
+  case of one of the caller's sets (409 when the set has a case of that id); it answers
+  ``{"eval_id", "warnings"}``, a warning for each call the session still waits on (an
+  approval, a credential, a long-running call): the case holds no answer to it, so record the
+  answer in the session and add it again;
 * ``GET eval_sets/{id}/evals``, ``GET|DELETE eval_sets/{id}/evals/{case}``;
 * ``POST eval_sets/{id}/run_eval`` with ``{"eval_ids": [...], "eval_metrics": [{"metric_name",
   "threshold"}]}`` runs cases (all when ``eval_ids`` is empty) and stores the result with the
@@ -66,7 +67,7 @@ async def create_set(request: Request) -> Response:
     async with scope.writing():
         created = await asyncio.to_thread(scope.own.create, eval_set)
     if not created:
-        raise HTTPException(400, f"eval set {eval_set_id!r} already exists")
+        raise HTTPException(409, f"eval set {eval_set_id!r} already exists")
     return json_response(json.loads(eval_set.to_json()))
 
 
@@ -83,7 +84,7 @@ async def add_session(request: Request) -> Response:
                 scope.own.update, eval_set_id, lambda eval_set: eval_set.add_case(case)
             )
         except AdkRxError as exc:  # the set already has a case of that id
-            raise HTTPException(400, str(exc)) from exc
+            raise HTTPException(409, str(exc)) from exc
     if updated is None:
         raise not_found(f"eval set {eval_set_id!r}")
     warnings = [
@@ -138,10 +139,8 @@ async def run_eval(request: Request) -> Response:
     wanted = body.case_ids()
     known = {c.eval_id for c in eval_set.eval_cases}
     missing = [eval_id for eval_id in wanted if eval_id not in known]
-    if missing:
-        raise HTTPException(
-            400, f"eval set {eval_set.eval_set_id!r} has no case {', '.join(missing[:5])}"
-        )
+    if missing:  # a case that is not there, as GET evals/{case} answers
+        raise not_found(f"eval case {', '.join(missing[:5])} of set {eval_set.eval_set_id!r}")
     cases = [c for c in eval_set.eval_cases if not wanted or c.eval_id in wanted]
     runner = await runner_for(request, scope.app)
     subset = eval_set.model_copy(update={"eval_cases": cases})

@@ -233,21 +233,27 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "Create one of the caller's eval sets",
         m.EvalSetJson,
         CreateEvalSetBody,
-        errors=(403,),
+        errors=(403, 409),
     ),
     ("POST", _E): Operation(
         "evals",
         "Create one of the caller's eval sets, empty (the body is not used)",
         m.EvalSetJson,
         dict[str, Any],
-        errors=(403,),
+        errors=(403, 409),
         body_required=False,
     ),
     ("POST", _E + "/add_session"): Operation(
-        "evals", "Add one of the caller's sessions as a case", body=AddSessionBody, errors=(403,)
+        "evals",
+        "Add one of the caller's sessions as a case",
+        body=AddSessionBody,
+        errors=(403, 409),
     ),
     ("POST", _D + "/eval-sets/{eval_set_id}/add-session"): Operation(
-        "evals", "Add one of the caller's sessions as a case", body=AddSessionBody, errors=(403,)
+        "evals",
+        "Add one of the caller's sessions as a case",
+        body=AddSessionBody,
+        errors=(403, 409),
     ),
     ("GET", _E + "/evals"): Operation("evals", "The set's case ids", list[str]),
     ("GET", _E + "/evals/{case_id}"): Operation("evals", "One case", m.EvalCaseJson),
