@@ -194,3 +194,18 @@ def test_running_cases_a_set_lacks_answers_404_as_reading_one_does(seeded: Seede
         run = http.post(f"/dev/apps/{APP}/eval_sets/set1/run_eval", json={"eval_ids": ["nope"]})
         read = http.get(f"/dev/apps/{APP}/eval_sets/set1/evals/nope")
     assert run.status_code == read.status_code == 404
+
+
+def test_a_run_naming_an_invocation_its_session_lacks_answers_404(seeded: Seeded):
+    """The run failed to start with InvocationNotFoundError, which answered 500."""
+    bobs = seeded.known["invocation_id"][1]
+    with client(seeded.server, ALICE) as http:
+        answers = [
+            http.post("/run", json=_run_body("alice", "s1", invocation_id=bobs)),
+            http.post("/run_sse", json=_run_body("alice", "s1", invocation_id=bobs)),
+            http.post(
+                f"{S1}/invocations", json={"new_message": user_text("hi"), "invocation_id": bobs}
+            ),
+        ]
+    assert [answer.status_code for answer in answers] == [404] * 3
+    assert all("holds no invocation" in answer.json()["detail"] for answer in answers)
