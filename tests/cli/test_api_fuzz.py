@@ -7,7 +7,7 @@ random ones; valid and invalid), as alice. Each answer must be no 500, carry a s
 and a body that the document declares, accept what the document calls valid and refuse
 what it does not. So the document stays true to the routes and the routes to it.
 
-Random ids reach nothing, so half the time a path parameter or a body id is swapped for one
+Random ids reach nothing, so most of the time a path parameter or a body id is swapped for one
 of the objects seeded before the run: alice's session with a turn, an artifact, an
 invocation, an eval set with a case and a result, and bob's counterparts, whose secret text
 must never come back to alice. Deleting routes get objects of their own, so the rest stay
@@ -16,13 +16,22 @@ reachable. Inputs the fuzzer found that once broke the server are kept below as 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import schemathesis
+from hypothesis import strategies as st
+from schemathesis import Case, CheckContext, Response
+from schemathesis.core.parameters import ParameterLocation
 
+from adk_rx import InMemorySessionService
+from adk_rx.cli.server import create_app
+from adk_rx.cli.server.openapi import spec
 from tests.cli.hostile_support import ALICE, BACKENDS, BOB, client, hostile_server, run_body
 from tests.cli.server_process import ServerProcess
 from tests.cli.server_support import AGENT_SOURCE, user_text
@@ -36,8 +45,10 @@ RESUMABLE = AGENT_SOURCE + (
     " resumability_config=ResumabilityConfig(is_resumable=True))\n"
 )
 
-EXAMPLES = 12  # random examples per operation and kind (valid, invalid), on top of the rest
-SEED = 25
+# Random examples per operation and kind (valid, invalid), besides the boundary cases; and
+# the seed. Fixed, so CI replays the same requests; a longer hunt sets them in the environment.
+EXAMPLES = int(os.environ.get("ADK_RX_FUZZ_EXAMPLES", "12"))
+SEED = int(os.environ.get("ADK_RX_FUZZ_SEED", "25"))
 SECRET = "bob-secret-5e1f"
 CONFIG = {
     "seed": SEED,
@@ -45,7 +56,7 @@ CONFIG = {
     # Sequences of calls along links are left to the seeded objects: the document has none.
     "phases": {"stateful": {"enabled": False}},
     "headers": ALICE,
-    # The run stays short, and a fixed seed makes CI replay what it found.
+    # Large google-genai schemas make slow, large examples; that is what is being tested.
     "suppress-health-check": ["too_slow", "filter_too_much", "data_too_large"],
 }
 
@@ -136,6 +147,45 @@ def seed(server: ServerProcess) -> Seeded:
     return Seeded(server, known, doomed_ids, bobs_objects(server))
 
 
+def _swapped(values: Mapping[str, Any], choices: Mapping[str, tuple[str, ...]]) -> Any:
+    """A strategy of ``values`` with each id that has known ones drawn from them or kept."""
+    return st.fixed_dictionaries(
+        {
+            key: st.sampled_from([value, *choices[key], *choices[key]])
+            if key in choices and isinstance(value, str)
+            else st.just(value)
+            for key, value in values.items()
+        }
+    )
+
+
+def reach_stored_objects(case: Case, data: st.DataObject, seeded: Seeded) -> None:
+    """Swaps ids of the case's path and body for stored ones, where the case holds valid
+    ones (an invalid one stays: it is what the case tests)."""
+    choices = {**seeded.known, **(seeded.doomed if case.method == "DELETE" else {})}
+    meta = case.meta
+    if case.path_parameters and not (meta and meta.is_negative_at(ParameterLocation.PATH)):
+        path = data.draw(_swapped(case.path_parameters, choices))
+        if path != case.path_parameters:
+            case.path_parameters = path
+    if isinstance(case.body, dict) and not (meta and meta.is_negative_at(ParameterLocation.BODY)):
+        body = data.draw(_swapped(case.body, choices))
+        if body != case.body:
+            case.body = body
+
+
+def stays_with_alice(ctx: CheckContext, response: Response, case: Case) -> bool | None:
+    """Alice, the caller, never reaches another user's paths, and never reads bob's text."""
+    named = (case.path_parameters or {}).get("user")
+    if isinstance(case.body, dict) and isinstance(case.body.get("user_id"), str):
+        named = named or case.body["user_id"]
+    if named not in (None, "alice") and response.status_code < 300:
+        raise AssertionError(f"alice reached user {named!r}'s path: {response.status_code}")
+    if SECRET in response.text:
+        raise AssertionError("bob's text came back to alice")
+    return None
+
+
 @pytest.fixture(scope="module", params=BACKENDS)
 def seeded(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
@@ -146,6 +196,40 @@ def seeded(
     # A run the fuzzer starts must not outlive the module, whatever its message says.
     with hostile_server(request.param, root, "--run-timeout", "10") as server:
         yield seed(server)
+
+
+def the_document() -> dict[str, Any]:
+    """The document every api-server serves (its routes do not depend on its options)."""
+    app = create_app(Path(), session_service=InMemorySessionService())
+    return spec(list(app.routes))
+
+
+# Built when the module is collected, so each operation is a test of its own.
+schema = schemathesis.openapi.from_dict(
+    the_document(), config=schemathesis.Config.from_dict(CONFIG)
+)
+
+
+def test_the_server_serves_the_document_fuzzed(seeded: Seeded) -> None:
+    served = httpx.get(f"{seeded.server.url}/openapi.json", headers=ALICE)
+    assert served.json() == schema.raw_schema
+
+
+@schema.parametrize()
+@schema.given(data=st.data())
+def test_every_operation_holds_to_the_document(
+    case: Case, data: st.DataObject, seeded: Seeded
+) -> None:
+    reach_stored_objects(case, data, seeded)
+    case.call_and_validate(
+        base_url=seeded.server.url, timeout=30, additional_checks=[stays_with_alice]
+    )
+
+
+def test_the_fuzzing_left_bobs_objects_as_they_were(seeded: Seeded) -> None:
+    """Alice's requests named bob's objects: they are all still there, unchanged."""
+    assert bobs_objects(seeded.server) == seeded.bobs
+    assert SECRET in str(seeded.bobs)
 
 
 # -- what the fuzzer found --------------------------------------------------------------------
