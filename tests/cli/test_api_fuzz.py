@@ -293,3 +293,20 @@ def test_a_run_naming_an_invocation_its_session_lacks_answers_404(seeded: Seeded
         ]
     assert [answer.status_code for answer in answers] == [404] * 3
     assert all("holds no invocation" in answer.json()["detail"] for answer in answers)
+
+
+def test_a_client_may_start_its_next_run_as_soon_as_one_answers(seeded: Seeded):
+    """The log of a run ended when the Runner reported completion, a moment before it
+    released the session: the client's next run answered 409 (seen while seeding)."""
+    with client(seeded.server, ALICE) as http:
+        assert http.post(f"/apps/{APP}/users/alice/sessions/back-to-back").status_code == 200
+        answers = []
+        for _ in range(10):
+            ran = http.post("/run", json=_run_body("alice", "back-to-back"))
+            started = http.post(
+                f"/apps/{APP}/users/alice/sessions/back-to-back/invocations",
+                json={"new_message": user_text("hi")},
+            )
+            events = f"{started.request.url.path}/{started.json().get('invocation_id')}/events"
+            answers += [ran.status_code, started.status_code, http.get(events).status_code]
+    assert answers == [200, 202, 200] * 10

@@ -12,7 +12,9 @@ through :meth:`InvocationRegistry.start`:
   partial events as the Runner emits them, so the log has every stored event of the run,
   in order, including the records written after a cancellation;
 * disposing the subscription is the cancel; the log ends once the Runner has released the
-  session, that is after the ``CANCELLED`` record is stored.
+  session, that is after the ``CANCELLED`` record is stored. A run that completes or fails
+  ends its log once the session is released too, so a client that sees the end may start
+  the session's next run at once.
 
 Finished invocations stay readable (for reattaching) for ``Limits.finished_ttl`` seconds;
 their logs are kept within per-user and memory bounds, and a log evicted early is served
@@ -142,14 +144,18 @@ class InvocationRegistry:
             if event.partial:
                 log.add(event)
 
+        # The Runner reports a run's end a moment before it releases the session: the log
+        # ends once it has, so a client that sees the end may start its next run at once.
         def on_error(error: Exception) -> None:
             status = "timeout" if isinstance(error, InvocationTimeoutError) else "failed"
             _log_failure(log, key, status, error)
-            self._end(log, status, f"{type(error).__name__}: {error}", failure_status(error))
+            message, code = f"{type(error).__name__}: {error}", failure_status(error)
+            _when_session_idle(runner, key, lambda: self._end(log, status, message, code))
 
-        subscription = events.subscribe(
-            on_next, on_error, lambda: self._end(log, "completed", None)
-        )
+        def on_completed() -> None:
+            _when_session_idle(runner, key, lambda: self._end(log, "completed", None))
+
+        subscription = events.subscribe(on_next, on_error, on_completed)
         with self._lock:
             if not log.finished:
                 self._subscriptions[id(log)] = subscription
