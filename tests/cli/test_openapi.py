@@ -104,6 +104,10 @@ def test_bodies_and_answers_are_the_models_schemas_with_the_servers_limits(
     assert patch["schema"]["$ref"].endswith("/UpdateSessionRequest")
     sse = document["paths"][INVOCATIONS + "/{iid}/events"]["get"]
     assert set(sse["responses"]["200"]["content"]) == {"text/event-stream"}
+    stream = sse["responses"]["200"]["content"]["text/event-stream"]["schema"]["anyOf"]
+    names = [event["properties"]["event"]["const"] for event in stream]
+    assert names == ["message", "end", "gap"]  # each event's data: JSON of its own schema
+    assert stream[1]["properties"]["data"]["contentSchema"]["$ref"].endswith("/StreamEnd")
     assert [p["name"] for p in sse["parameters"] if p["in"] == "query"] == ["after"]
     refs = set(re.findall(r'"#/components/schemas/([^"]+)"', json.dumps(document)))
     assert refs and refs <= set(schemas)

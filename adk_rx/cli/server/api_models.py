@@ -24,6 +24,7 @@ from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from .validation import ARTIFACT_NAME_SCHEMA, ID_SCHEMA
 
 __all__ = [
+    "AddedCase",
     "AgentGraph",
     "AppInfo",
     "AppInfoWithAgents",
@@ -46,6 +47,9 @@ __all__ = [
     "SaveArtifactRequest",
     "SeedEvent",
     "SessionJson",
+    "SseError",
+    "StreamEnd",
+    "StreamGap",
     "Telemetry",
     "UpdateSessionRequest",
     "VersionInfo",
@@ -231,6 +235,28 @@ class InvocationTrace(pydantic.BaseModel):
     events: list[dict[str, Any]] | None = None
 
 
+class SseError(pydantic.BaseModel):
+    """``/run_sse``'s last frame when the run fails (google-adk's shape)."""
+
+    error: str
+    error_details: dict[str, Any]
+
+
+class StreamEnd(pydantic.BaseModel):
+    """The ``end`` frame of an invocation's stream: how the run ended."""
+
+    invocation_id: str | None
+    status: str
+    error: str | None
+
+
+class StreamGap(pydantic.BaseModel):
+    """A ``gap`` frame: the events between these cursors fell out of the server's window."""
+
+    from_: int = pydantic.Field(alias="from")
+    to: int
+
+
 class DotSource(pydantic.BaseModel):
     """Graphviz DOT source of the agent graph."""
 
@@ -243,6 +269,14 @@ class AgentGraph(pydantic.BaseModel):
     name: str
     root_agent: dict[str, Any]
     readme: str | None = None
+
+
+class AddedCase(pydantic.BaseModel):
+    """The case a session became, and a warning for each call the session still waits on
+    (an approval, a credential, a long-running call): the case holds no answer to it."""
+
+    eval_id: str
+    warnings: list[str]
 
 
 class EvalSetIds(pydantic.BaseModel):

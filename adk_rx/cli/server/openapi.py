@@ -45,6 +45,7 @@ __all__ = ["routes", "spec"]
 
 _PARAM = re.compile(r"{(\w+)(?::\w+)?}")
 _REF = "#/components/schemas/{model}"
+_SSE = "text/event-stream"
 _PATH_SCHEMAS: dict[str, Any] = {
     "name": ARTIFACT_NAME_SCHEMA,
     "version": {"type": "string", "pattern": "^(latest|[0-9]+)$"},
@@ -71,8 +72,9 @@ _MESSAGES = {
     409: "The session has a run in progress, or the object exists",
     413: "The body is larger than the server takes (bytes, JSON items or parts)",
     422: "Invalid version",
-    500: "The app failed to load, or the run failed",
-    503: "Busy: no store connection or run slot to spare; retry",
+    500: "The app failed to load, or the run failed on the server's side",
+    502: "The model's provider failed the run's call (its message in the detail)",
+    503: "Busy or failing for now: the store, a run slot or the model; retry",
     504: "The run did not start in time; it was cancelled",
 }
 
@@ -111,9 +113,32 @@ def _operation(method: str, path: str, route: Route) -> Operation:
 
 
 def _content(media: str, schema: dict[str, Any]) -> dict[str, Any]:
-    if media != "application/json":
+    if media not in ("application/json", _SSE):
         schema = {"type": "string"}
     return {media: {"schema": schema}}
+
+
+def _stream(method: str, path: str, operation: Operation, schemas: dict[Any, Any]) -> Any:
+    """One event of the stream (OpenAPI 3.1 describes each event of ``text/event-stream``):
+    its name (``message`` when it has none), cursor and JSON ``data`` of that name's type."""
+    return {
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "event": {"const": name},
+                    "id": {"type": "string"},
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": schemas[(method, path, "event", name), "serialization"],
+                    },
+                },
+                "required": ["data"],
+            }
+            for name, _ in operation.events
+        ]
+    }
 
 
 def _describe(
@@ -130,7 +155,10 @@ def _describe(
     ]
     parameters += [_param("query", p) for p in operation.query]
     parameters += [_param("header", p) for p in operation.headers]
-    answer = schemas[(method, path, "answer"), "serialization"]
+    if operation.events:
+        answer = _stream(method, path, operation, schemas)
+    else:
+        answer = schemas[(method, path, "answer"), "serialization"]
     responses: dict[str, Any] = {
         str(status): {
             "description": _MESSAGES[status],
@@ -206,6 +234,9 @@ def spec(app_routes: list[Any], limits: Limits | None = None) -> dict[str, Any]:
         inputs.append(
             ((method, path, "answer"), "serialization", pydantic.TypeAdapter(operation.answer))
         )
+        for name, data in operation.events:
+            adapter = pydantic.TypeAdapter(data)
+            inputs.append(((method, path, "event", name), "serialization", adapter))
         if operation.body is not None:
             # A body that may be left out may also be a JSON null: the routes read both as none.
             body = operation.body if operation.body_required else Optional[operation.body]  # noqa: UP045

@@ -35,7 +35,8 @@ class Param:
 @dataclass(frozen=True, slots=True)
 class Operation:
     """One route's description: ``answer`` is the type of its success JSON (``None``: the
-    JSON ``null``), ``body`` the type of its request body (``None``: it takes none)."""
+    JSON ``null``), ``body`` the type of its request body (``None``: it takes none); an event
+    stream's ``events`` pair each event name with the type of its ``data`` JSON."""
 
     tag: str
     summary: str
@@ -47,13 +48,15 @@ class Operation:
     query: tuple[Param, ...] = ()
     headers: tuple[Param, ...] = ()
     body_required: bool = True
+    events: tuple[tuple[str, Any], ...] = ()
 
 
 _TEXT = {"type": "string"}
 _DARK = Param("dark_mode", "`true` or `1`: colours for a dark page", _TEXT)
 _TRACEPARENT = Param("traceparent", "W3C trace context: the run's spans continue this trace", _TEXT)
 _SSE = "text/event-stream"
-_RUN_ERRORS = (403, 409, 503, 504)  # app: state; a run in progress; too many runs; no start
+# app: state; a run in progress; the provider failed; too many runs or the store failed; no start
+_RUN_ERRORS = (403, 409, 502, 503, 504)
 
 _S = "/apps/{app}/users/{user}/sessions"
 _I = _S + "/{sid}/invocations"
@@ -146,7 +149,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ),
     ("POST", "/run"): Operation(
         "runs",
-        "Run a turn; answers its events once it ends (500: the run failed)",
+        "Run a turn; answers its events once it ends (or the status of its failure)",
         list[Event],
         m.RunRequest,
         errors=(*_RUN_ERRORS, 500),
@@ -157,6 +160,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "Run a turn; its events as SSE `data:` frames",
         body=m.RunRequest,
         media=_SSE,
+        events=(("message", Event | m.SseError),),
         errors=_RUN_ERRORS,
         headers=(_TRACEPARENT,),
     ),
@@ -177,6 +181,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "invocations",
         "SSE of its events after a cursor, then an `end` frame",
         media=_SSE,
+        events=(("message", Event), ("end", m.StreamEnd), ("gap", m.StreamGap)),
         query=(
             Param(
                 "after",
@@ -245,14 +250,16 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ),
     ("POST", _E + "/add_session"): Operation(
         "evals",
-        "Add one of the caller's sessions as a case",
-        body=AddSessionBody,
+        "Add one of the caller's sessions as a case (warnings: calls it still waits on)",
+        m.AddedCase,
+        AddSessionBody,
         errors=(403, 409),
     ),
     ("POST", _D + "/eval-sets/{eval_set_id}/add-session"): Operation(
         "evals",
-        "Add one of the caller's sessions as a case",
-        body=AddSessionBody,
+        "Add one of the caller's sessions as a case (warnings: calls it still waits on)",
+        m.AddedCase,
+        AddSessionBody,
         errors=(403, 409),
     ),
     ("GET", _E + "/evals"): Operation("evals", "The set's case ids", list[str]),
