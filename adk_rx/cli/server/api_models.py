@@ -64,7 +64,8 @@ ArtifactName = Annotated[str, pydantic.WithJsonSchema(ARTIFACT_NAME_SCHEMA)]
 # -- requests ----------------------------------------------------------------------------------
 class MessagePart(types.Part):
     """A part of a client's message: anything a Part holds but a ``function_call`` (calls come
-    from the model; a client answers one with a ``function_response``)."""
+    from the model). A ``function_response`` must answer an open call of the session by its id
+    (400 otherwise): the session's state decides that, the schema cannot."""
 
     function_call: None = None  # pyright: ignore[reportIncompatibleVariableOverride]
 

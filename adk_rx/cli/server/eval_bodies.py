@@ -18,6 +18,7 @@ from pydantic.alias_generators import to_camel
 from adk_rx.errors import AdkRxError
 from adk_rx.evaluation import DEFAULT_CRITERIA, BaseCriterion, criteria_from_config
 from adk_rx.evaluation.eval_store import check_eval_id
+from adk_rx.evaluation.metrics import METRICS
 
 from .errors import RequestRejectedError
 from .validation import ID_SCHEMA, check_id
@@ -77,13 +78,26 @@ class AddSessionBody(_Body):
     user_id: StoreId
 
 
+# A criterion object has a threshold; the rest depends on the metric (judge options, rubrics).
+_CRITERION_SCHEMA = {
+    "anyOf": [
+        {
+            "type": "object",
+            "properties": {"threshold": {"type": "number"}},
+            "required": ["threshold"],
+        },
+        {"type": "null"},
+    ]
+}
+
+
 class EvalMetric(_Body):
     """A metric and its threshold (the metric's default threshold when left out), or its
     criterion in google-adk's shape (``{"threshold": ..., "judge_model_options": ...}``)."""
 
-    metric_name: str
+    metric_name: Annotated[str, pydantic.WithJsonSchema({"enum": list(METRICS)})]
     threshold: float | None = None
-    criterion: dict[str, Any] | None = None
+    criterion: Annotated[dict[str, Any] | None, pydantic.WithJsonSchema(_CRITERION_SCHEMA)] = None
 
 
 class RunEvalBody(_Body):

@@ -55,6 +55,7 @@ _TEXT = {"type": "string"}
 _DARK = Param("dark_mode", "`true` or `1`: colours for a dark page", _TEXT)
 _TRACEPARENT = Param("traceparent", "W3C trace context: the run's spans continue this trace", _TEXT)
 _SSE = "text/event-stream"
+_CURSOR = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
 # app: state; a run in progress; the provider failed; too many runs or the store failed; no start
 _RUN_ERRORS = (403, 409, 502, 503, 504)
 
@@ -186,10 +187,10 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
             Param(
                 "after",
                 "the cursor (`id:`) of the last event read",
-                {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                _CURSOR,
             ),
         ),
-        headers=(Param("Last-Event-ID", "the cursor, when `after` is not given", _TEXT),),
+        headers=(Param("Last-Event-ID", "the cursor, when `after` is not given", _CURSOR),),
     ),
     ("POST", _I + "/{iid}:cancel"): Operation(
         "invocations",
