@@ -51,6 +51,8 @@ __all__ = [
     "StreamEnd",
     "StreamGap",
     "Telemetry",
+    "UiConfig",
+    "UiRuntimeConfig",
     "UpdateSessionRequest",
     "VersionInfo",
 ]
@@ -278,6 +280,16 @@ class AddedCase(pydantic.BaseModel):
 
     eval_id: str
     warnings: list[str]
+
+
+class UiRuntimeConfig(pydantic.BaseModel):
+    backendUrl: Literal[""]
+    telemetry: Literal[False]
+
+
+class UiConfig(pydantic.BaseModel):
+    logo_text: str | None
+    logo_image_url: str | None
 
 
 class EvalSetIds(pydantic.BaseModel):

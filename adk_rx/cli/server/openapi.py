@@ -37,7 +37,7 @@ from .api_models import ErrorBody
 from .eval_bodies import EVAL_ID_SCHEMA
 from .limits import Limits
 from .openapi_operations import OPERATIONS, Operation, Param
-from .security import PROBE_PATH, PUBLIC_PATHS
+from .security import PROBE_PATH, PUBLIC_PATHS, PUBLIC_PREFIX
 from .shared import json_response, server_of
 from .validation import ARTIFACT_NAME_SCHEMA, ID_SCHEMA
 
@@ -61,6 +61,10 @@ def _base64(char: str) -> str:
 
 
 _BASE64 = rf"^({_base64('[A-Za-z0-9+/]')}|{_base64('[A-Za-z0-9_-]')})$"
+_REDIRECT = {
+    "description": "A redirect to the page",
+    "headers": {"Location": {"schema": {"type": "string"}}},
+}
 _MESSAGES = {
     200: "OK",
     202: "Accepted",
@@ -79,11 +83,15 @@ _MESSAGES = {
 }
 
 
+def _is_public(path: str) -> bool:
+    return path in PUBLIC_PATHS or path.startswith(PUBLIC_PREFIX)
+
+
 def _errors(path: str, operation: Operation) -> set[int]:
     codes = set(operation.errors)
     if path != PROBE_PATH:
         codes.add(403)
-        if path not in PUBLIC_PATHS:
+        if not _is_public(path):
             codes.add(401)
     if "{" in path:
         codes |= {400, 404}
@@ -113,7 +121,7 @@ def _operation(method: str, path: str, route: Route) -> Operation:
 
 
 def _content(media: str, schema: dict[str, Any]) -> dict[str, Any]:
-    if media not in ("application/json", _SSE):
+    if media not in ("application/json", _SSE):  # a page, a text, a redirect's empty body
         schema = {"type": "string"}
     return {media: {"schema": schema}}
 
@@ -164,6 +172,8 @@ def _describe(
             "description": _MESSAGES[status],
             "content": _content(operation.media, answer),
         }
+        if status != 307
+        else _REDIRECT
         for status in operation.status
     }
     error = {"$ref": _REF.format(model="ErrorBody")}
@@ -179,7 +189,7 @@ def _describe(
         "parameters": parameters,
         "responses": responses,
     }
-    if path in PUBLIC_PATHS or path == PROBE_PATH:
+    if _is_public(path) or path == PROBE_PATH:
         described["security"] = []
     if operation.body is not None:
         described["requestBody"] = {

@@ -68,10 +68,18 @@ _E = _D + "/eval_sets/{eval_set_id}"
 OPERATIONS: dict[tuple[str, str], Operation] = {
     ("GET", "/"): Operation(
         "pages",
-        "The dev page (`adk-rx web`; 404 on an api-server)",
+        "The dev page (`adk-rx web`), a redirect to google-adk's (`--ui google-adk`), or 404",
+        status=(200, 307),
         media="text/html",
         errors=(404,),
     ),
+    ("GET", "/dev-ui"): Operation(
+        "pages", "A redirect to google-adk's dev UI (`--ui google-adk`)", status=(307,)
+    ),
+    ("GET", "/dev-ui/assets/config/runtime-config.json"): Operation(
+        "pages", "The dev UI's start-up config: the API is this server", m.UiRuntimeConfig
+    ),
+    ("GET", "/dev-ui/config"): Operation("pages", "The dev UI's logo (none)", m.UiConfig),
     ("GET", "/list-apps"): Operation(
         "apps",
         "App names; `?detailed=true`: each app's info (apps that fail to load left out)",
