@@ -325,3 +325,15 @@ def test_a_client_may_start_its_next_run_as_soon_as_one_answers(seeded: Seeded):
             events = f"{started.request.url.path}/{started.json().get('invocation_id')}/events"
             answers += [ran.status_code, started.status_code, http.get(events).status_code]
     assert answers == [200, 202, 200] * 10
+
+
+def test_every_cursor_a_stream_request_carries_is_checked(seeded: Seeded):
+    """A malformed Last-Event-ID beside ``after``, and an empty ``after``, were read as none."""
+    invocation = seeded.objects["alice"]["iid"][0]
+    url = f"{S1}/invocations/{invocation}/events"
+    with client(seeded.server, ALICE) as http:
+        both = http.get(url, params={"after": "1"}, headers={"Last-Event-ID": "="})
+        empty = http.get(url, params={"after": ""})
+        empty_header = http.get(url, params={"after": "1"}, headers={"Last-Event-ID": ""})
+    assert both.status_code == empty.status_code == 400
+    assert empty_header.status_code == 200 and "event: end" in empty_header.text

@@ -198,7 +198,13 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
                 _CURSOR,
             ),
         ),
-        headers=(Param("Last-Event-ID", "the cursor, when `after` is not given", _CURSOR),),
+        headers=(
+            Param(
+                "Last-Event-ID",
+                "the cursor, when `after` is not given (an empty one is none)",
+                {"anyOf": [_CURSOR, {"const": ""}]},
+            ),
+        ),
     ),
     ("POST", _I + "/{iid}:cancel"): Operation(
         "invocations",

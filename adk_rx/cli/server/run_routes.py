@@ -207,11 +207,19 @@ async def invocation_status(request: Request) -> Response:
     return json_response(_status(found))
 
 
+def _cursor(request: Request) -> int:
+    """``after``, else ``Last-Event-ID``, else 0; each one given must be a cursor (an empty
+    Last-Event-ID is none, as an EventSource that has read no id sends it)."""
+    header = request.headers.get("last-event-id", "")
+    from_header = parse_cursor(header) if header else 0
+    raw = request.query_params.get("after")
+    return parse_cursor(raw) if raw is not None else from_header
+
+
 async def invocation_events(request: Request) -> Response:
     """SSE from the event after cursor ``after`` (or ``Last-Event-ID``); ends with ``end``."""
     log = await _log(request)
-    raw = request.query_params.get("after") or request.headers.get("last-event-id") or "0"
-    after = parse_cursor(raw)
+    after = _cursor(request)
     server = server_of(request)
     limits = server.limits
     if isinstance(log, RemoteInvocation):
