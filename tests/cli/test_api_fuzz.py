@@ -1,11 +1,13 @@
 """The API fuzzed from its own OpenAPI document, against a real ``adk-rx api-server`` on SQLite
 and PostgreSQL with tokens for two users (see :mod:`tests.cli.hostile_support`).
 
-schemathesis reads ``/openapi.json`` from the server and sends every operation of it a
-bounded, derandomized set of requests (the document's examples, boundary cases, then
-random ones; valid and invalid), as alice. Each answer must be no 500, carry a status code
-and a body that the document declares, accept what the document calls valid and refuse
-what it does not. So the document stays true to the routes and the routes to it.
+schemathesis takes the server's document (built when the module is collected, so each
+operation is a test of its own, and checked equal to what the server serves at
+``/openapi.json``) and sends every operation a bounded, derandomized set of requests
+(boundary cases, then random ones; valid and invalid), as alice. Each answer must be no
+500, carry a status code and a body that the document declares, accept what the document
+calls valid and refuse what it does not. So the document stays true to the routes and the
+routes to it.
 
 Random ids reach nothing, so most of the time a path parameter or a body id is swapped for one
 of the objects seeded before the run: alice's session with a turn, an artifact, an
@@ -219,7 +221,8 @@ def the_document() -> dict[str, Any]:
     return spec(list(app.routes))
 
 
-# Built when the module is collected, so each operation is a test of its own.
+# Built when the module is collected, so each operation is a test of its own (schemathesis's
+# loader from a fixture, which could read the running server's, fails on pytest 9.2).
 schema = schemathesis.openapi.from_dict(
     the_document(), config=schemathesis.Config.from_dict(CONFIG)
 )
