@@ -49,7 +49,7 @@ RESUMABLE = AGENT_SOURCE + (
 
 # Random examples per operation and kind (valid, invalid), besides the boundary cases; and
 # the seed. Fixed, so CI replays the same requests; a longer hunt sets them in the environment.
-EXAMPLES = int(os.environ.get("ADK_RX_FUZZ_EXAMPLES", "12"))
+EXAMPLES = int(os.environ.get("ADK_RX_FUZZ_EXAMPLES", "16"))
 SEED = int(os.environ.get("ADK_RX_FUZZ_SEED", "25"))
 SECRET = "bob-secret-5e1f"
 CONFIG = {
