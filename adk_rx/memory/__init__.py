@@ -1,13 +1,24 @@
-"""Memory services: the seam and the in-memory store."""
+"""Memory services: the seam, keyword search (in memory, SQL) and vector memory.
+
+:class:`VectorMemoryService` ranks memories by similarity of meaning, with the vectors of an
+:class:`Embedder`: :class:`HashingEmbedder` (offline, deterministic), :class:`LocalEmbedder`
+(a small sentence model shipped in a package), :class:`GeminiEmbedder`, :class:`OpenAiEmbedder`.
+"""
 
 from adk_rx.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
+from adk_rx.memory.embedder import Embedder
+from adk_rx.memory.hashing import HashingEmbedder
 from adk_rx.memory.in_memory import InMemoryMemoryService
 from adk_rx.memory.sql import SqlMemoryService
+from adk_rx.memory.vector import VectorMemoryService
 
 __all__ = [
     "BaseMemoryService",
+    "Embedder",
+    "HashingEmbedder",
     "InMemoryMemoryService",
     "MemoryEntry",
     "SearchMemoryResponse",
     "SqlMemoryService",
+    "VectorMemoryService",
 ]

@@ -24,11 +24,14 @@ class MemoryEntry:
         content: what was said.
         author: who said it (an agent name or ``"user"``).
         timestamp: when it was said, ISO 8601 (UTC).
+        score: how closely it matches the search, for services that rank (the cosine
+            similarity for :class:`~adk_rx.memory.VectorMemoryService`); None otherwise.
     """
 
     content: types.Content
     author: str | None = None
     timestamp: str | None = None
+    score: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

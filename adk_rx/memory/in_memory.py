@@ -37,8 +37,8 @@ def _remember(session: Session) -> list[_Remembered]:
     remembered: list[_Remembered] = []
     for event in session.events:
         content = event.content
-        if content is None or not content.parts:
-            continue
+        if event.partial or content is None or not content.parts:
+            continue  # a partial event is a fragment of one stored whole
         # Only text is searchable; events with none (function calls, blobs) are skipped.
         text = " ".join(part.text for part in content.parts if part.text)
         if not text:

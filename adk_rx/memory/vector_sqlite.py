@@ -1,0 +1,168 @@
+"""The SQLite side of the vector store: float32 vectors in a BLOB, sqlite-vec for the search.
+
+With the ``sqlite-vec`` extension (``pip install "adk_rx[vector]"``), a ``vec0`` table holds
+each chunk's vector quantized to one bit per number, partitioned by scope. A search takes the
+``candidates`` nearest by Hamming distance from it and ranks them by their exact cosine::
+
+    query --binary KNN (k = candidates, one scope)--> ids --exact cosine on the floats--> top k
+
+When the scope holds no more chunks than ``candidates`` this is an exact search; past that,
+one bit per number keeps the ranking of good embeddings close to exact (measured in
+``benchmarks/memory_search.py``), at a tenth of the cost of a float scan.
+
+Many Python builds (pyenv's default, macOS's system Python) cannot load SQLite extensions.
+Then the connection comes from ``pysqlite3`` (the ``pysqlite3-binary`` wheel, in the same
+extra) when it is installed. Without either, the store searches by an exact scan of the
+scope's vectors in Python: correct, but its cost grows with the number of memories.
+"""
+
+from __future__ import annotations
+
+import operator
+import sqlite3
+from array import array
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import sqlalchemy as sa
+
+from adk_rx.sessions.sql_engine import Tx
+
+__all__ = ["SqliteVectors", "sqlite_vec_driver"]
+
+_CREATE = (
+    "CREATE TABLE IF NOT EXISTS adk_vector_chunks ("
+    "id INTEGER PRIMARY KEY, scope TEXT NOT NULL, source TEXT NOT NULL, key TEXT NOT NULL, "
+    "timestamp REAL NOT NULL, text TEXT NOT NULL, embedding BLOB NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS adk_vector_chunks_source ON adk_vector_chunks (scope, source)",
+)
+_INSERT = sa.text(
+    "INSERT INTO adk_vector_chunks (scope, source, key, timestamp, text, embedding) "
+    "VALUES (:scope, :source, :key, :timestamp, :text, :embedding)"
+)
+_INSERT_KNN = sa.text(
+    "INSERT INTO adk_vector_knn (rowid, scope, embedding) "
+    "VALUES (:id, :scope, vec_quantize_binary(:embedding))"
+)
+_DELETE = sa.text("DELETE FROM adk_vector_chunks WHERE id = :id")
+_DELETE_KNN = sa.text("DELETE FROM adk_vector_knn WHERE rowid = :id")
+_SCAN = sa.text(
+    "SELECT id, source, timestamp, text, embedding FROM adk_vector_chunks WHERE scope = :scope"
+)
+_NEAREST = sa.text(
+    "WITH candidates AS (SELECT rowid AS id FROM adk_vector_knn "
+    "WHERE embedding MATCH vec_quantize_binary(:query) AND k = :k AND scope = :scope) "
+    "SELECT c.id, c.source, c.timestamp, c.text, c.embedding "
+    "FROM candidates JOIN adk_vector_chunks AS c USING (id)"
+)
+
+Row = tuple[int, str, float, str, float]
+"""A search result: id, source, timestamp, text, cosine similarity."""
+
+
+def sqlite_vec_driver() -> ModuleType | None:
+    """The DB-API module that can load sqlite-vec here, or None (no extension, no pysqlite3).
+
+    The standard library's when this Python allows extensions, else ``pysqlite3``'s.
+    """
+    try:
+        import sqlite_vec  # noqa: F401  # pyright: ignore[reportMissingImports, reportUnusedImport]
+    except ImportError:
+        return None
+    if hasattr(sqlite3.Connection, "enable_load_extension"):
+        return sqlite3
+    try:
+        from pysqlite3 import dbapi2  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        return None
+    return dbapi2
+
+
+def load_sqlite_vec(dbapi_connection: Any) -> None:
+    """Loads the extension into a new driver connection (a SQLAlchemy ``connect`` hook)."""
+    import sqlite_vec  # pyright: ignore[reportMissingImports]
+
+    dbapi_connection.enable_load_extension(True)
+    try:
+        sqlite_vec.load(dbapi_connection)
+    finally:
+        dbapi_connection.enable_load_extension(False)
+
+
+def to_blob(vector: Sequence[float]) -> bytes:
+    """A vector as the float32 BLOB that SQLite and sqlite-vec read."""
+    return array("f", vector).tobytes()
+
+
+def _cosine(query: array[float], blob: bytes) -> float:
+    # Both are unit vectors (or zero), so the dot product is the cosine.
+    stored = array("f")
+    stored.frombytes(blob)
+    return sum(map(operator.mul, query, stored))
+
+
+class SqliteVectors:
+    """Writes and searches the chunk vectors on SQLite, with or without sqlite-vec.
+
+    Args:
+        indexed: sqlite-vec is loaded and the ``adk_vector_knn`` table is in use.
+        dimension: the vector length.
+        candidates: how many chunks the binary pass hands to the exact ranking.
+    """
+
+    def __init__(self, *, indexed: bool, dimension: int, candidates: int) -> None:
+        self.indexed = indexed
+        self.dimension = dimension
+        self.candidates = candidates
+
+    def create(self, conn: sa.Connection, *, was_indexed: bool) -> None:
+        """Creates the tables; builds the binary index over existing rows when it is new."""
+        for statement in _CREATE:
+            conn.exec_driver_sql(statement)
+        if self.indexed and not was_indexed:
+            conn.exec_driver_sql(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS adk_vector_knn USING vec0("
+                f"scope TEXT PARTITION KEY, embedding bit[{self.dimension}])"
+            )
+            conn.exec_driver_sql(
+                "INSERT INTO adk_vector_knn (rowid, scope, embedding) "
+                "SELECT id, scope, vec_quantize_binary(embedding) FROM adk_vector_chunks"
+            )
+
+    def insert(self, tx: Tx, scope: str, source: str, rows: Sequence[dict[str, Any]]) -> None:
+        """Inserts chunks (``key``, ``timestamp``, ``text``, ``vector``) of one source."""
+        for row in rows:
+            params = {
+                "scope": scope,
+                "source": source,
+                "key": row["key"],
+                "timestamp": row["timestamp"],
+                "text": row["text"],
+                "embedding": to_blob(row["vector"]),
+            }
+            cursor = tx.execute(_INSERT, params)
+            if self.indexed:
+                knn = {"id": cursor.lastrowid, "scope": scope, "embedding": params["embedding"]}
+                tx.execute(_INSERT_KNN, knn)
+
+    def delete(self, tx: Tx, ids: Sequence[int]) -> None:
+        """Deletes chunks by id."""
+        if not ids:
+            return
+        rows = [{"id": chunk_id} for chunk_id in ids]
+        tx.executemany(_DELETE, rows)
+        if self.indexed:
+            tx.executemany(_DELETE_KNN, rows)
+
+    def search(self, tx: Tx, scope: str, vector: Sequence[float], k: int) -> list[Row]:
+        """The ``k`` chunks of ``scope`` most similar to ``vector``, most similar first."""
+        query = array("f", vector)
+        if self.indexed:
+            params = {"query": query.tobytes(), "k": max(k, self.candidates), "scope": scope}
+            found = tx.execute(_NEAREST, params).fetchall()
+        else:
+            found = tx.execute(_SCAN, {"scope": scope}).fetchall()
+        scored = [(i, src, ts, text, _cosine(query, blob)) for i, src, ts, text, blob in found]
+        scored.sort(key=lambda row: (-row[4], row[0]))
+        return scored[:k]
