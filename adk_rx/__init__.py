@@ -50,6 +50,7 @@ from adk_rx.events import Event, EventActions
 from adk_rx.live.queue import LiveRequestQueue
 from adk_rx.memory.in_memory import InMemoryMemoryService
 from adk_rx.memory.sql import SqlMemoryService
+from adk_rx.memory.vector import VectorMemoryService
 from adk_rx.models import BaseLlm, LlmRegistry, LlmRequest, LlmResponse
 from adk_rx.plugins import BasePlugin
 from adk_rx.run_config import RunConfig, StreamingMode, ToolExecutionMode
@@ -134,4 +135,5 @@ __all__ = [
     "ToolExecutionMode",
     "ToolResultError",
     "UnknownModelError",
+    "VectorMemoryService",
 ]

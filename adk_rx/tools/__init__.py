@@ -16,6 +16,7 @@ from adk_rx.tools.function import (
 from adk_rx.tools.load_artifacts import load_artifacts
 from adk_rx.tools.load_memory import load_memory
 from adk_rx.tools.long_running import LongRunningFunctionTool
+from adk_rx.tools.preload_memory import preload_memory
 
 __all__ = [
     "BaseTool",
@@ -28,5 +29,6 @@ __all__ = [
     "load_artifacts",
     "load_memory",
     "never_blocks",
+    "preload_memory",
     "transfer_to_agent",
 ]

@@ -31,11 +31,14 @@ MEMORY_INSTRUCTION = (
 
 
 def _entry(entry: MemoryEntry) -> dict[str, Any]:
-    return {
+    found: dict[str, Any] = {
         "content": entry.content.model_dump(mode="json", exclude_none=True),
         "author": entry.author,
         "timestamp": entry.timestamp,
     }
+    if entry.score is not None:  # a ranking service's similarity, most similar first
+        found["score"] = round(entry.score, 4)
+    return found
 
 
 def _response(found: SearchMemoryResponse) -> dict[str, Any]:
@@ -46,7 +49,9 @@ class LoadMemoryTool(BaseTool):
     """Searches the memory service of the run (``Runner(memory_service=...)``).
 
     The response is ``{"memories": [...]}``, each entry a dict with the remembered
-    ``content`` (a Content as JSON), its ``author`` and ``timestamp``.
+    ``content`` (a Content as JSON), its ``author`` and ``timestamp``, in the order the
+    service ranks them; a ranking service (:class:`~adk_rx.memory.VectorMemoryService`) adds
+    each entry's ``score``.
     """
 
     def __init__(self) -> None:
