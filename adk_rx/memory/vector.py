@@ -67,6 +67,9 @@ class VectorMemoryService(BaseMemoryService):
         max_chunk_chars: a turn longer than this is remembered as several entries.
         use_index: search with sqlite-vec / pgvector when they are available (False: an
             exact scan).
+        exact_up_to: on SQLite with sqlite-vec, a user's memories are searched exactly up to
+            this many entries, and through the binary index past it.
+        candidates: how many entries the binary index hands to the exact ranking.
         scheduler: where blocking database work runs (default: the shared I/O scheduler).
         **engine_options: passed to the SQL engine (``pool_size``, ...).
     """
@@ -80,6 +83,8 @@ class VectorMemoryService(BaseMemoryService):
         min_score: float | None = None,
         max_chunk_chars: int = DEFAULT_MAX_CHARS,
         use_index: bool = True,
+        exact_up_to: int = 5000,
+        candidates: int = 100,
         scheduler: abc.SchedulerBase | None = None,
         **engine_options: Any,
     ) -> None:
@@ -101,6 +106,8 @@ class VectorMemoryService(BaseMemoryService):
             embedder_name=embedder.name,
             dimension=embedder.dimension,
             use_index=use_index,
+            exact_up_to=exact_up_to,
+            candidates=candidates,
             **engine_options,
         )
 

@@ -131,8 +131,8 @@ class PostgresVectors:
             ],
         )
 
-    def delete(self, tx: Tx, ids: Sequence[int]) -> None:
-        """Deletes chunks by id."""
+    def delete(self, tx: Tx, scope: str, ids: Sequence[int]) -> None:
+        """Deletes chunks of ``scope`` by id."""
         if ids:
             tx.executemany(_DELETE, [{"id": chunk_id} for chunk_id in ids])
 

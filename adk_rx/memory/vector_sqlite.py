@@ -1,14 +1,17 @@
 """The SQLite side of the vector store: float32 vectors in a BLOB, sqlite-vec for the search.
 
-With the ``sqlite-vec`` extension (``pip install "adk_rx[vector]"``), a ``vec0`` table holds
-each chunk's vector quantized to one bit per number, partitioned by scope. A search takes the
-``candidates`` nearest by Hamming distance from it and ranks them by their exact cosine::
+A scope (one user's memories) of up to ``exact_up_to`` chunks is searched exactly: the
+cosine of every vector of the scope, in SQL with sqlite-vec's ``vec_distance_cosine`` (about a
+microsecond a chunk). When a scope grows past that, its vectors also go into a ``vec0`` table,
+one bit per number, partitioned by scope, and a search takes the ``candidates`` nearest by
+Hamming distance from it and ranks them by their exact cosine::
 
-    query --binary KNN (k = candidates, one scope)--> ids --exact cosine on the floats--> top k
+    query --binary KNN (k = candidates, one scope)--> ids --exact cosine of the floats--> top k
 
-When the scope holds no more chunks than ``candidates`` this is an exact search; past that,
-one bit per number keeps the ranking of good embeddings close to exact (measured in
-``benchmarks/memory_search.py``), at a tenth of the cost of a float scan.
+One bit per number keeps the ranking of good embeddings close to exact (measured in
+``benchmarks/memory_search.py``) at a fraction of the cost of a float scan. Only large scopes
+get a partition: sqlite-vec allocates whole chunks per partition (``chunk_size`` vectors), which
+would cost every small user tens of kilobytes.
 
 Many Python builds (pyenv's default, macOS's system Python) cannot load SQLite extensions.
 Then the connection comes from ``pysqlite3`` (the ``pysqlite3-binary`` wheel, in the same
@@ -18,6 +21,7 @@ scope's vectors in Python: correct, but its cost grows with the number of memori
 
 from __future__ import annotations
 
+import heapq
 import operator
 import sqlite3
 from array import array
@@ -36,6 +40,9 @@ _CREATE = (
     "id INTEGER PRIMARY KEY, scope TEXT NOT NULL, source TEXT NOT NULL, key TEXT NOT NULL, "
     "timestamp REAL NOT NULL, text TEXT NOT NULL, embedding BLOB NOT NULL)",
     "CREATE INDEX IF NOT EXISTS adk_vector_chunks_source ON adk_vector_chunks (scope, source)",
+    # How many chunks each scope holds, and whether they are in the binary index.
+    "CREATE TABLE IF NOT EXISTS adk_vector_scopes ("
+    "scope TEXT PRIMARY KEY, chunks INTEGER NOT NULL, indexed INTEGER NOT NULL)",
 )
 _INSERT = sa.text(
     "INSERT INTO adk_vector_chunks (scope, source, key, timestamp, text, embedding) "
@@ -45,10 +52,25 @@ _INSERT_KNN = sa.text(
     "INSERT INTO adk_vector_knn (rowid, scope, embedding) "
     "VALUES (:id, :scope, vec_quantize_binary(:embedding))"
 )
+_INDEX_SCOPE = sa.text(
+    "INSERT INTO adk_vector_knn (rowid, scope, embedding) "
+    "SELECT id, scope, vec_quantize_binary(embedding) FROM adk_vector_chunks WHERE scope = :scope"
+)
+_COUNT = sa.text(
+    "INSERT INTO adk_vector_scopes (scope, chunks, indexed) VALUES (:scope, :delta, 0) "
+    "ON CONFLICT (scope) DO UPDATE SET chunks = chunks + excluded.chunks "
+    "RETURNING chunks, indexed"
+)
+_MARK_INDEXED = sa.text("UPDATE adk_vector_scopes SET indexed = 1 WHERE scope = :scope")
+_IS_INDEXED = sa.text("SELECT indexed FROM adk_vector_scopes WHERE scope = :scope")
 _DELETE = sa.text("DELETE FROM adk_vector_chunks WHERE id = :id")
 _DELETE_KNN = sa.text("DELETE FROM adk_vector_knn WHERE rowid = :id")
 _SCAN = sa.text(
     "SELECT id, source, timestamp, text, embedding FROM adk_vector_chunks WHERE scope = :scope"
+)
+_EXACT = sa.text(
+    "SELECT id, source, timestamp, text, embedding FROM adk_vector_chunks WHERE scope = :scope "
+    "ORDER BY coalesce(vec_distance_cosine(embedding, :query), 1.0), id LIMIT :k"
 )
 _NEAREST = sa.text(
     "WITH candidates AS (SELECT rowid AS id FROM adk_vector_knn "
@@ -109,29 +131,37 @@ class SqliteVectors:
         indexed: sqlite-vec is loaded and the ``adk_vector_knn`` table is in use.
         dimension: the vector length.
         candidates: how many chunks the binary pass hands to the exact ranking.
+        exact_up_to: scopes with at most this many chunks are searched exactly.
     """
 
-    def __init__(self, *, indexed: bool, dimension: int, candidates: int) -> None:
+    def __init__(self, *, indexed: bool, dimension: int, candidates: int, exact_up_to: int) -> None:
         self.indexed = indexed
         self.dimension = dimension
         self.candidates = candidates
+        self.exact_up_to = exact_up_to
 
     def create(self, conn: sa.Connection, *, was_indexed: bool) -> None:
-        """Creates the tables; builds the binary index over existing rows when it is new."""
+        """Creates the tables; indexes the large scopes when the binary index is new."""
         for statement in _CREATE:
             conn.exec_driver_sql(statement)
         if self.indexed and not was_indexed:
             conn.exec_driver_sql(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS adk_vector_knn USING vec0("
-                f"scope TEXT PARTITION KEY, embedding bit[{self.dimension}])"
+                f"scope TEXT PARTITION KEY, embedding bit[{self.dimension}], chunk_size=4096)"
             )
-            conn.exec_driver_sql(
-                "INSERT INTO adk_vector_knn (rowid, scope, embedding) "
-                "SELECT id, scope, vec_quantize_binary(embedding) FROM adk_vector_chunks"
-            )
+            large = conn.execute(
+                sa.text("SELECT scope FROM adk_vector_scopes WHERE chunks > :n"),
+                {"n": self.exact_up_to},
+            ).all()
+            for (scope,) in large:
+                conn.execute(_INDEX_SCOPE, {"scope": scope})
+                conn.execute(_MARK_INDEXED, {"scope": scope})
 
     def insert(self, tx: Tx, scope: str, source: str, rows: Sequence[dict[str, Any]]) -> None:
         """Inserts chunks (``key``, ``timestamp``, ``text``, ``vector``) of one source."""
+        if not rows:
+            return
+        chunks, indexed = tx.execute(_COUNT, {"scope": scope, "delta": len(rows)}).fetchone()
         for row in rows:
             params = {
                 "scope": scope,
@@ -142,27 +172,33 @@ class SqliteVectors:
                 "embedding": to_blob(row["vector"]),
             }
             cursor = tx.execute(_INSERT, params)
-            if self.indexed:
+            if indexed:
                 knn = {"id": cursor.lastrowid, "scope": scope, "embedding": params["embedding"]}
                 tx.execute(_INSERT_KNN, knn)
+        if self.indexed and not indexed and chunks > self.exact_up_to:
+            tx.execute(_INDEX_SCOPE, {"scope": scope})  # the scope outgrew the exact scan
+            tx.execute(_MARK_INDEXED, {"scope": scope})
 
-    def delete(self, tx: Tx, ids: Sequence[int]) -> None:
-        """Deletes chunks by id."""
+    def delete(self, tx: Tx, scope: str, ids: Sequence[int]) -> None:
+        """Deletes chunks of ``scope`` by id."""
         if not ids:
             return
+        (indexed,) = tx.execute(_COUNT, {"scope": scope, "delta": -len(ids)}).fetchone()[1:]
         rows = [{"id": chunk_id} for chunk_id in ids]
         tx.executemany(_DELETE, rows)
-        if self.indexed:
+        if indexed:
             tx.executemany(_DELETE_KNN, rows)
 
     def search(self, tx: Tx, scope: str, vector: Sequence[float], k: int) -> list[Row]:
         """The ``k`` chunks of ``scope`` most similar to ``vector``, most similar first."""
         query = array("f", vector)
-        if self.indexed:
-            params = {"query": query.tobytes(), "k": max(k, self.candidates), "scope": scope}
+        params = {"query": query.tobytes(), "scope": scope, "k": k}
+        if not self.indexed:
+            found = tx.execute(_SCAN, params).fetchall()
+        elif (tx.execute(_IS_INDEXED, params).fetchone() or (0,))[0]:
+            params["k"] = max(k, self.candidates)
             found = tx.execute(_NEAREST, params).fetchall()
         else:
-            found = tx.execute(_SCAN, {"scope": scope}).fetchall()
+            found = tx.execute(_EXACT, params).fetchall()
         scored = [(i, src, ts, text, _cosine(query, blob)) for i, src, ts, text, blob in found]
-        scored.sort(key=lambda row: (-row[4], row[0]))
-        return scored[:k]
+        return heapq.nsmallest(k, scored, key=lambda row: (-row[4], row[0]))

@@ -84,6 +84,8 @@ class VectorStore:
         use_index: use sqlite-vec or pgvector when they are available (False: the exact scan,
             as if they were not).
         candidates: how many chunks SQLite's binary pass hands to the exact ranking.
+        exact_up_to: on SQLite with sqlite-vec, scopes of at most this many chunks are
+            searched exactly; larger ones through the binary index.
         **engine_options: passed to :class:`~adk_rx.sessions.sql_engine.Database`.
     """
 
@@ -95,12 +97,14 @@ class VectorStore:
         dimension: int,
         use_index: bool = True,
         candidates: int = 100,
+        exact_up_to: int = 5000,
         **engine_options: Any,
     ) -> None:
         self.embedder_name = embedder_name
         self.dimension = dimension
         self._use_index = use_index
         self._candidates = candidates
+        self._exact_up_to = exact_up_to
         driver = None
         if use_index and sa.make_url(url).get_backend_name() == "sqlite":
             driver = sqlite_vec_driver()
@@ -160,7 +164,7 @@ class VectorStore:
             missing = [key for key, count in wanted.items() if count > 0 and key not in new]
             if missing:
                 return missing
-            vectors.delete(tx, stale)
+            vectors.delete(tx, scope, stale)
             rows = [
                 {"key": key, "timestamp": c.timestamp, "text": c.text, "vector": c.vector}
                 for key, count in wanted.items()
@@ -179,7 +183,7 @@ class VectorStore:
         key = {"scope": scope, "source": source}
         with self._db.write("forgetting memory chunks") as tx:
             ids = [row[0] for row in tx.execute(_KEYS, key).fetchall()]
-            vectors.delete(tx, ids)
+            vectors.delete(tx, scope, ids)
             tx.execute(_FORGET_SOURCE, key)
 
     def fingerprints(self, scope: str) -> dict[str, str]:
@@ -223,6 +227,7 @@ class VectorStore:
                 indexed=self._has_sqlite_vec,
                 dimension=self.dimension,
                 candidates=self._candidates,
+                exact_up_to=self._exact_up_to,
             )
         else:
             schema = config.get("pgvector_schema") if method is not None else None

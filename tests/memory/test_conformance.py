@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,8 +30,8 @@ __all__ = ["fresh_postgres_url", "postgres_url"]  # fixtures, used by name
 ALL_CHECKS = (*MEMORY_SERVICE_CHECKS, *RANKED_MEMORY_CHECKS)
 
 
-def _vector(url: str, *, use_index: bool = True) -> Callable[[], BaseMemoryService]:
-    return lambda: VectorMemoryService(url, HashingEmbedder(), use_index=use_index)
+def _vector(url: str, **options: Any) -> Callable[[], BaseMemoryService]:
+    return lambda: VectorMemoryService(url, HashingEmbedder(), **options)
 
 
 @pytest.mark.parametrize("check", MEMORY_SERVICE_CHECKS)
@@ -54,12 +55,15 @@ def test_vector_memory_in_process_conforms_and_ranks(check: str) -> None:
     check_memory_service(_vector("memory://"), checks=[check])
 
 
+@pytest.mark.parametrize("exact_up_to", [5000, 0], ids=["exact scan", "binary index"])
 @pytest.mark.parametrize("check", ALL_CHECKS)
-def test_vector_memory_on_sqlite_vec_conforms_and_ranks(check: str, tmp_path: Path) -> None:
+def test_vector_memory_on_sqlite_vec_conforms_and_ranks(
+    check: str, exact_up_to: int, tmp_path: Path
+) -> None:
     if sqlite_vec_driver() is None:
         pytest.skip('sqlite-vec cannot be loaded here: pip install "adk_rx[vector]"')
     url = f"sqlite:///{tmp_path / 'memory.db'}"
-    check_memory_service(_vector(url), checks=[check])
+    check_memory_service(_vector(url, exact_up_to=exact_up_to), checks=[check])
 
 
 @pytest.mark.parametrize("check", ALL_CHECKS)
