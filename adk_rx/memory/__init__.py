@@ -7,17 +7,23 @@
 
 from adk_rx.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
 from adk_rx.memory.embedder import Embedder
+from adk_rx.memory.gemini_embedder import GeminiEmbedder
 from adk_rx.memory.hashing import HashingEmbedder
 from adk_rx.memory.in_memory import InMemoryMemoryService
+from adk_rx.memory.local_embedder import LocalEmbedder
+from adk_rx.memory.openai_embedder import OpenAiEmbedder
 from adk_rx.memory.sql import SqlMemoryService
 from adk_rx.memory.vector import VectorMemoryService
 
 __all__ = [
     "BaseMemoryService",
     "Embedder",
+    "GeminiEmbedder",
     "HashingEmbedder",
     "InMemoryMemoryService",
+    "LocalEmbedder",
     "MemoryEntry",
+    "OpenAiEmbedder",
     "SearchMemoryResponse",
     "SqlMemoryService",
     "VectorMemoryService",

@@ -84,7 +84,7 @@ class VectorMemoryService(BaseMemoryService):
         max_chunk_chars: int = DEFAULT_MAX_CHARS,
         use_index: bool = True,
         exact_up_to: int = 5000,
-        candidates: int = 100,
+        candidates: int = 64,
         scheduler: abc.SchedulerBase | None = None,
         **engine_options: Any,
     ) -> None:

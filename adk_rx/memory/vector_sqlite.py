@@ -68,15 +68,18 @@ _DELETE_KNN = sa.text("DELETE FROM adk_vector_knn WHERE rowid = :id")
 _SCAN = sa.text(
     "SELECT id, source, timestamp, text, embedding FROM adk_vector_chunks WHERE scope = :scope"
 )
+# Distances in SQL (sqlite-vec); a zero vector has no direction: its NULL distance counts as
+# a cosine of 0.
+_DISTANCE = "coalesce(vec_distance_cosine(c.embedding, :query), 1.0)"
 _EXACT = sa.text(
-    "SELECT id, source, timestamp, text, embedding FROM adk_vector_chunks WHERE scope = :scope "
-    "ORDER BY coalesce(vec_distance_cosine(embedding, :query), 1.0), id LIMIT :k"
+    f"SELECT c.id, c.source, c.timestamp, c.text, 1.0 - {_DISTANCE} FROM adk_vector_chunks AS c "
+    f"WHERE c.scope = :scope ORDER BY {_DISTANCE}, c.id LIMIT :k"
 )
 _NEAREST = sa.text(
     "WITH candidates AS (SELECT rowid AS id FROM adk_vector_knn "
-    "WHERE embedding MATCH vec_quantize_binary(:query) AND k = :k AND scope = :scope) "
-    "SELECT c.id, c.source, c.timestamp, c.text, c.embedding "
-    "FROM candidates JOIN adk_vector_chunks AS c USING (id)"
+    "WHERE embedding MATCH vec_quantize_binary(:query) AND k = :candidates AND scope = :scope) "
+    f"SELECT c.id, c.source, c.timestamp, c.text, 1.0 - {_DISTANCE} "
+    f"FROM candidates JOIN adk_vector_chunks AS c USING (id) ORDER BY {_DISTANCE}, c.id LIMIT :k"
 )
 
 Row = tuple[int, str, float, str, float]
@@ -193,12 +196,11 @@ class SqliteVectors:
         """The ``k`` chunks of ``scope`` most similar to ``vector``, most similar first."""
         query = array("f", vector)
         params = {"query": query.tobytes(), "scope": scope, "k": k}
-        if not self.indexed:
+        if not self.indexed:  # no sqlite-vec: every vector of the scope, in Python
             found = tx.execute(_SCAN, params).fetchall()
-        elif (tx.execute(_IS_INDEXED, params).fetchone() or (0,))[0]:
-            params["k"] = max(k, self.candidates)
-            found = tx.execute(_NEAREST, params).fetchall()
-        else:
-            found = tx.execute(_EXACT, params).fetchall()
-        scored = [(i, src, ts, text, _cosine(query, blob)) for i, src, ts, text, blob in found]
-        return heapq.nsmallest(k, scored, key=lambda row: (-row[4], row[0]))
+            scored = [(i, src, ts, text, _cosine(query, blob)) for i, src, ts, text, blob in found]
+            return heapq.nsmallest(k, scored, key=lambda row: (-row[4], row[0]))
+        if (tx.execute(_IS_INDEXED, params).fetchone() or (0,))[0]:
+            params["candidates"] = max(k, self.candidates)
+            return [tuple(row) for row in tx.execute(_NEAREST, params).fetchall()]  # type: ignore[misc]
+        return [tuple(row) for row in tx.execute(_EXACT, params).fetchall()]  # type: ignore[misc]

@@ -96,7 +96,7 @@ class VectorStore:
         embedder_name: str,
         dimension: int,
         use_index: bool = True,
-        candidates: int = 100,
+        candidates: int = 64,
         exact_up_to: int = 5000,
         **engine_options: Any,
     ) -> None:
