@@ -2,8 +2,9 @@
 
 An :class:`App` names the application (sessions are stored under that name) and carries what
 applies to every invocation of it: the plugins, whether an invocation can be resumed
-(:class:`ResumabilityConfig`), and when old events are summarised
-(:class:`~adk_rx.compaction.EventsCompactionConfig`, re-exported here).
+(:class:`ResumabilityConfig`), when old events are summarised
+(:class:`~adk_rx.compaction.EventsCompactionConfig`, re-exported here) and whether sessions
+go to memory by themselves (:class:`MemoryConfig`).
 ``Runner(app=app, session_service=...)`` runs it.
 """
 
@@ -19,7 +20,7 @@ from adk_rx.compaction.config import EventsCompactionConfig
 from adk_rx.errors import ConfigurationError
 from adk_rx.plugins import BasePlugin
 
-__all__ = ["App", "EventsCompactionConfig", "ResumabilityConfig"]
+__all__ = ["App", "EventsCompactionConfig", "MemoryConfig", "ResumabilityConfig"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,20 @@ class ResumabilityConfig:
     """
 
     is_resumable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryConfig:
+    """How the Runner uses its memory service.
+
+    Attributes:
+        add_session_after_invocation: after each invocation that ends normally, the Runner
+            adds the session to its memory service (``add_session_to_memory``) before the run
+            completes, so the next turn can recall it. A memory service that fails is logged;
+            the run still succeeds. Needs ``Runner(memory_service=...)``.
+    """
+
+    add_session_after_invocation: bool = False
 
 
 def _check_app_name(name: Any) -> str:
@@ -56,6 +71,8 @@ class App:
         plugins: plugins applied to every invocation, in order.
         events_compaction_config: when old events are summarised (None: never).
         resumability_config: whether invocations can be resumed (None: not resumable).
+        memory_config: how the Runner uses its memory service (None: sessions are added to
+            memory only when asked).
     """
 
     name: str
@@ -63,6 +80,7 @@ class App:
     plugins: tuple[BasePlugin, ...] = field(default=())
     events_compaction_config: EventsCompactionConfig | None = None
     resumability_config: ResumabilityConfig | None = None
+    memory_config: MemoryConfig | None = None
 
     def __init__(
         self,
@@ -72,6 +90,7 @@ class App:
         plugins: Sequence[BasePlugin] | None = None,
         events_compaction_config: EventsCompactionConfig | None = None,
         resumability_config: ResumabilityConfig | None = None,
+        memory_config: MemoryConfig | None = None,
     ) -> None:
         if not isinstance(root_agent, BaseAgent):
             raise ConfigurationError(
@@ -88,12 +107,15 @@ class App:
             resumability_config, ResumabilityConfig
         ):
             raise ConfigurationError("resumability_config must be a ResumabilityConfig")
+        if memory_config is not None and not isinstance(memory_config, MemoryConfig):
+            raise ConfigurationError("memory_config must be a MemoryConfig")
         set_ = object.__setattr__
         set_(self, "name", _check_app_name(name))
         set_(self, "root_agent", root_agent)
         set_(self, "plugins", tuple(plugins or ()))
         set_(self, "events_compaction_config", events_compaction_config)
         set_(self, "resumability_config", resumability_config)
+        set_(self, "memory_config", memory_config)
 
     @property
     def is_resumable(self) -> bool:

@@ -119,11 +119,17 @@ class Runner:
         summarizer: BaseEventSummarizer | None = None
         if compaction is not None:
             summarizer = compaction.summarizer or default_summarizer(agent)
+        plugin_manager = PluginManager(plugins)
+        memory_config = the_app.memory_config
+        if memory_config is not None and memory_config.add_session_after_invocation:
+            from adk_rx.runner.remember import remembering
+
+            plugin_manager.register_plugin(remembering(memory_service))
         self.services = TurnServices(
             session_service=session_service,
             artifact_service=artifact_service,
             memory_service=memory_service,
-            plugins=PluginManager(plugins),
+            plugins=plugin_manager,
             io_scheduler=io_scheduler,
             # Never None: time operators default to a scheduler that starts a thread per timer.
             timer_scheduler=timer_scheduler or default_timer_scheduler(),
