@@ -43,6 +43,9 @@ T = TypeVar("T")
 _BEGIN_OPTION = "adk_rx_begin"
 _FILE_LOCKS: dict[str, threading.Lock] = {}
 _FILE_LOCKS_GUARD = threading.Lock()
+# The SQLite library (DB-API module) each database file is open through in this process, and
+# by how many Databases.
+_FILE_DRIVERS: dict[str, tuple[str, int]] = {}
 
 
 def normalize_url(url: str | sa.URL) -> sa.URL:
@@ -66,10 +69,30 @@ def normalize_url(url: str | sa.URL) -> sa.URL:
     return parsed
 
 
-def _file_lock(path: str) -> threading.Lock:
+def _file_lock(path: str, driver: str = "sqlite3") -> threading.Lock:
     key = os.path.realpath(path)
     with _FILE_LOCKS_GUARD:
+        # Two copies of SQLite in one process (the standard library's and pysqlite3's) do not
+        # see each other's POSIX locks: closing one drops the other's, and the file can be
+        # corrupted (sqlite.org, "How To Corrupt", 2.2). One file, one library.
+        other, users = _FILE_DRIVERS.get(key, (driver, 0))
+        if other != driver and users > 0:
+            raise ConfigurationError(
+                f"{path} is already open through {other} in this process; opening it through "
+                f"{driver} too could corrupt it: use another database file"
+            )
+        _FILE_DRIVERS[key] = (driver, users + 1 if other == driver else 1)
         return _FILE_LOCKS.setdefault(key, threading.Lock())
+
+
+def _release_file(path: str) -> None:
+    key = os.path.realpath(path)
+    with _FILE_LOCKS_GUARD:
+        driver, users = _FILE_DRIVERS.get(key, ("", 0))
+        if users > 1:
+            _FILE_DRIVERS[key] = (driver, users - 1)
+        else:
+            _FILE_DRIVERS.pop(key, None)
 
 
 class Database:
@@ -105,6 +128,7 @@ class Database:
                 f"{pool_size}, {max_overflow}, {pool_timeout}"
             )
         options = dict(engine_options)
+        self._file: str | None = None  # a SQLite file, released by dispose()
         self._write_lock: threading.Lock | None = None
         self._read_lock: threading.Lock | None = None
         if self.is_sqlite:
@@ -116,7 +140,10 @@ class Database:
                 options.setdefault("connect_args", {"check_same_thread": False})
                 self._write_lock = self._read_lock = threading.Lock()
             else:
-                self._write_lock = _file_lock(database)
+                module = options.get("module")
+                driver = getattr(module, "__name__", "sqlite3") if module else "sqlite3"
+                self._write_lock = _file_lock(database, driver)
+                self._file = database
         if options.get("poolclass") is None:
             options.setdefault("pool_size", pool_size)
             options.setdefault("max_overflow", max_overflow)
@@ -251,6 +278,9 @@ class Database:
     def dispose(self) -> None:
         """Closes the pooled connections."""
         self.engine.dispose()
+        if self._file is not None:
+            _release_file(self._file)
+            self._file = None
 
 
 class Tx:
