@@ -25,7 +25,7 @@ from reactivex import Observable
 
 from adk_rx.errors import ConfigurationError
 from adk_rx.memory.embedder import Vector, unit
-from adk_rx.rx.sync import single
+from adk_rx.rx._engine.sync import single
 
 __all__ = ["HashingEmbedder"]
 

@@ -31,7 +31,7 @@ from adk_rx.memory.chunks import DEFAULT_MAX_CHARS, Chunk, session_chunks
 from adk_rx.memory.embedder import Embedder, Vector
 from adk_rx.memory.vector_store import Hit, NewChunk, VectorStore
 from adk_rx.rx import from_blocking
-from adk_rx.rx.sync import single
+from adk_rx.rx._engine.sync import single
 from adk_rx.sessions.session import Session
 
 __all__ = ["VectorMemoryService", "memory_scope"]

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
 
 from adk_rx.sessions.sql_engine import Tx
 
@@ -46,7 +47,7 @@ def find_pgvector(conn: sa.Connection) -> str | None:
     try:
         with conn.begin_nested():
             conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
-    except sa.exc.DBAPIError:  # e.g. not allowed to create extensions: the SQL path serves
+    except sa_exc.DBAPIError:  # e.g. not allowed to create extensions: the SQL path serves
         return None
     return _extension_schema(conn)
 

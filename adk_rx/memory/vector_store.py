@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import event as sa_event
 
 from adk_rx.errors import ConfigurationError
 from adk_rx.memory.vector_postgres import PostgresVectors, find_pgvector
@@ -112,7 +113,7 @@ class VectorStore:
                 engine_options.setdefault("module", driver)
         self._db = Database(url, **engine_options)
         if driver is not None:
-            sa.event.listen(self._db.engine, "connect", lambda conn, _: load_sqlite_vec(conn))
+            sa_event.listen(self._db.engine, "connect", lambda conn, _: load_sqlite_vec(conn))
         self._has_sqlite_vec = driver is not None and dimension % 8 == 0
         self._vectors: SqliteVectors | PostgresVectors | None = None
 

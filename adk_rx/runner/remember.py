@@ -22,7 +22,7 @@ from adk_rx.context import InvocationContext
 from adk_rx.errors import ConfigurationError
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.plugins import BasePlugin
-from adk_rx.rx.sync import empty
+from adk_rx.rx._engine.sync import empty
 
 __all__ = ["SessionRemembering", "remembering"]
 

@@ -42,6 +42,7 @@ from adk_rx.memory.base import BaseMemoryService
 from adk_rx.plugins import BasePlugin, PluginManager
 from adk_rx.run_config import RunConfig
 from adk_rx.runner.invocation import Invocation
+from adk_rx.runner.remember import remembering
 from adk_rx.runner.request import TurnRequest, live_turn_request, turn_request
 from adk_rx.runner.services import TurnServices
 from adk_rx.runner.toolsets import close_toolsets
@@ -122,8 +123,6 @@ class Runner:
         plugin_manager = PluginManager(plugins)
         memory_config = the_app.memory_config
         if memory_config is not None and memory_config.add_session_after_invocation:
-            from adk_rx.runner.remember import remembering
-
             plugin_manager.register_plugin(remembering(memory_service))
         self.services = TurnServices(
             session_service=session_service,

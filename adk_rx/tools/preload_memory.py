@@ -25,7 +25,7 @@ from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
-from adk_rx.rx.sync import just
+from adk_rx.rx._engine.sync import just
 from adk_rx.tools.base import BaseTool
 
 if TYPE_CHECKING:
