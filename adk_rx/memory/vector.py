@@ -116,15 +116,18 @@ class VectorMemoryService(BaseMemoryService):
         turns not stored yet are embedded."""
         scope = memory_scope(session.app_name, session.user_id)
         return rx.defer(
-            lambda _: self._store(
+            lambda _: self.store_chunks(
                 scope, session.id, session_chunks(session, max_chars=self.max_chunk_chars)
             )
         )
 
-    def _store(
-        self, scope: str, source: str, chunks: list[Chunk], fingerprint: str | None = None
+    # -- any scope: what memory and document indexes (adk_rx.memory.files) build on -------------
+
+    def store_chunks(
+        self, scope: str, source: str, chunks: list[Chunk], *, fingerprint: str | None = None
     ) -> Observable[None]:
-        """Embeds the chunks the store lacks, then replaces the source's chunks by them."""
+        """A Completable: embeds the chunks the store lacks, then makes them the source's
+        chunks (and ``fingerprint`` its fingerprint) in one transaction."""
         keys = [c.key for c in chunks]
 
         def embedded(wanted: list[Chunk]) -> Observable[dict[str, NewChunk]]:
@@ -157,33 +160,46 @@ class VectorMemoryService(BaseMemoryService):
             ops.flat_map(start), ops.ignore_elements()
         )
 
+    def forget_source(self, scope: str, source: str) -> Observable[None]:
+        """A Completable: deletes a source's chunks and fingerprint."""
+        return from_blocking(lambda: self.store.delete_source(scope, source), self._scheduler).pipe(
+            ops.ignore_elements()
+        )
+
+    def fingerprints(self, scope: str) -> Observable[dict[str, str]]:
+        """A Single: source -> the fingerprint it was stored with."""
+        return from_blocking(lambda: self.store.fingerprints(scope), self._scheduler)
+
+    def search_scope(self, scope: str, query: str, k: int) -> Observable[list[Hit]]:
+        """A Single: the ``k`` chunks of ``scope`` most similar to ``query`` that score at
+        least ``min_score``, most similar first (none for a blank query)."""
+        if not query.strip():
+            return single(list)
+
+        def nearest(vectors: list[Vector]) -> Observable[list[Hit]]:
+            def search() -> list[Hit]:
+                hits = self.store.search(scope, vectors[0], k)
+                floor = self.min_score
+                return [hit for hit in hits if floor is None or hit.score >= floor]
+
+            return from_blocking(search, self._scheduler)
+
+        return self.embedder.embed([query], is_query=True).pipe(ops.flat_map(nearest))
+
+    # -- the memory seam ----------------------------------------------------------------------
+
     def delete_session_memories(
         self, *, app_name: str, user_id: str, session_id: str
     ) -> Observable[None]:
         """Forgets what was remembered of the session."""
-        scope = memory_scope(app_name, user_id)
-        return from_blocking(
-            lambda: self.store.delete_source(scope, session_id), self._scheduler
-        ).pipe(ops.ignore_elements())
+        return self.forget_source(memory_scope(app_name, user_id), session_id)
 
     def search_memory(
         self, *, app_name: str, user_id: str, query: str
     ) -> Observable[SearchMemoryResponse]:
         """Emits the ``top_k`` entries of this app and user most similar to ``query``."""
-        scope = memory_scope(app_name, user_id)
-        if not query.strip():
-            return single(SearchMemoryResponse)
-
-        def nearest(vectors: list[Vector]) -> Observable[SearchMemoryResponse]:
-            def search() -> SearchMemoryResponse:
-                hits = self.store.search(scope, vectors[0], self.top_k)
-                floor = self.min_score
-                kept = [hit for hit in hits if floor is None or hit.score >= floor]
-                return SearchMemoryResponse(memories=[_entry(hit) for hit in kept])
-
-            return from_blocking(search, self._scheduler)
-
-        return self.embedder.embed([query], is_query=True).pipe(ops.flat_map(nearest))
+        hits = self.search_scope(memory_scope(app_name, user_id), query, self.top_k)
+        return hits.pipe(ops.map(lambda found: SearchMemoryResponse([_entry(h) for h in found])))
 
     def close(self) -> None:
         """Closes the pooled database connections."""

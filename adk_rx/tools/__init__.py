@@ -6,6 +6,7 @@ lives above the runner, in :mod:`adk_rx.agent_tool`.
 
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.builtins import exit_loop, transfer_to_agent
+from adk_rx.tools.files_retrieval import FilesRetrieval
 from adk_rx.tools.function import (
     FunctionTool,
     ToolArgumentsError,
