@@ -107,6 +107,22 @@ def build_parser() -> argparse.ArgumentParser:
             "(env ADK_RX_SESSION_SERVICE_URI)",
         )
         server.add_argument(
+            "--memory-service-uri",
+            metavar="URL",
+            default=os.environ.get("ADK_RX_MEMORY_SERVICE_URI") or None,
+            help="where long-term memory lives, ranked by similarity (VectorMemoryService): "
+            "sqlite:///PATH (a file of its own), postgresql://USER@HOST:PORT/DB or memory://; "
+            "default keyword memory in this process (env ADK_RX_MEMORY_SERVICE_URI)",
+        )
+        server.add_argument(
+            "--memory-embedder",
+            metavar="NAME",
+            default=os.environ.get("ADK_RX_MEMORY_EMBEDDER") or "hashing",
+            help="how memories are embedded: hashing[:DIM] (default; offline word matching), "
+            "local (a sentence model, needs the embed extra), gemini[:MODEL][@DIM] or "
+            "openai[:MODEL][@DIM] (env ADK_RX_MEMORY_EMBEDDER)",
+        )
+        server.add_argument(
             "--data-dir",
             metavar="DIR",
             default=os.environ.get("ADK_RX_DATA_DIR") or None,
@@ -185,6 +201,8 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             otlp_endpoint=args.otlp_endpoint,
             limits=limits_from_args(args),
             session_service_uri=args.session_service_uri,
+            memory_service_uri=args.memory_service_uri,
+            memory_embedder=args.memory_embedder,
             broker_url=args.broker_url,
             data_dir=args.data_dir,
         )

@@ -21,6 +21,7 @@ from adk_rx.tools.preload_memory import preload_memory
 
 __all__ = [
     "BaseTool",
+    "FilesRetrieval",
     "FunctionTool",
     "LongRunningFunctionTool",
     "ToolArgumentsError",

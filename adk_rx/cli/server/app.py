@@ -295,6 +295,8 @@ def serve(
     session_service_uri: str | None = None,
     broker_url: str | None = None,
     data_dir: str | os.PathLike[str] | None = None,
+    memory_service_uri: str | None = None,
+    memory_embedder: str = "hashing",
 ) -> None:
     """Runs the server on uvicorn until interrupted.
 
@@ -302,7 +304,8 @@ def serve(
     under the working folder). ``session_service_uri`` (see :func:`session_service_from_uri`;
     default SQLite in ``data_dir``) and ``broker_url`` (``redis://HOST:PORT/DB``;
     ``ADK_RX_BROKER_PREFIX`` sets the key prefix) let several server processes serve the same
-    sessions.
+    sessions. ``memory_service_uri`` with ``memory_embedder`` names a vector memory (see
+    :func:`adk_rx.memory.uri.memory_service_from_uri`; default keyword memory in process).
 
     The Host check allows the loopback names and ``host`` (unless it is a wildcard
     address); ``ADK_RX_ALLOWED_HOSTS`` (comma-separated) adds names, e.g. the machine's
@@ -321,6 +324,11 @@ def serve(
     from adk_rx.telemetry.setup import setup_sdk
 
     session_service = session_service_from_uri(session_service_uri) if session_service_uri else None
+    memory_service = None
+    if memory_service_uri:
+        from adk_rx.memory.uri import memory_service_from_uri
+
+        memory_service = memory_service_from_uri(memory_service_uri, memory_embedder)
     broker = None
     if broker_url:
         from .broker import Broker
@@ -341,6 +349,7 @@ def serve(
         span_store=sdk.span_store if sdk is not None else None,
         limits=limits,
         session_service=session_service,
+        memory_service=memory_service,
         broker=broker,
         data_dir=data_dir,
     )
