@@ -101,7 +101,10 @@ class FileIndex:
 
     def search(self, query: str, k: int) -> Observable[list[Hit]]:
         """A Single: the index refreshed, then the ``k`` passages nearest to ``query``."""
-        return self.refresh().pipe(ops.concat(self.memory.search_scope(self.scope, query, k)))
+        return self.refresh().pipe(
+            ops.to_list(),  # the one (empty) list once the refresh is done
+            ops.flat_map(lambda _: self.memory.search_scope(self.scope, query, k)),
+        )
 
     def files(self) -> list[Path]:
         """The files the index covers now, in name order."""

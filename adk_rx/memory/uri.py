@@ -50,8 +50,7 @@ def embedder_from_name(name: str) -> Embedder:
         return LocalEmbedder()
     dimension = _dimension(name, size) if size else None
     if kind == "gemini":
-        options = {"dimension": dimension} if dimension else {}
-        return GeminiEmbedder(model or "gemini-embedding-001", **options)
+        return GeminiEmbedder(model or "gemini-embedding-001", dimension=dimension or 768)
     if kind == "openai":
         return OpenAiEmbedder(model or "text-embedding-3-small", dimension=dimension)
     raise ConfigurationError(f"unknown embedder {name!r}: use {_EMBEDDERS}")
