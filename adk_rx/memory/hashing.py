@@ -55,7 +55,7 @@ def _features(text: str) -> list[str]:
     return found
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 13)  # about 2 KB a word at dim=256: at most ~17 MB
 def _signs(word: str, dimension: int) -> tuple[int, ...]:
     digest = b""
     counter = 0

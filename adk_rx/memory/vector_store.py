@@ -31,7 +31,7 @@ from sqlalchemy import event as sa_event
 from adk_rx.errors import ConfigurationError
 from adk_rx.memory.vector_postgres import PostgresVectors, find_pgvector
 from adk_rx.memory.vector_sqlite import SqliteVectors, load_sqlite_vec, sqlite_vec_driver
-from adk_rx.sessions.sql_engine import Database
+from adk_rx.sessions.sql_engine import Database, normalize_url
 from adk_rx.sessions.sql_schema import SCHEMA_VERSIONS, check_version
 
 __all__ = ["Hit", "NewChunk", "VectorStore"]
@@ -107,7 +107,7 @@ class VectorStore:
         self._candidates = candidates
         self._exact_up_to = exact_up_to
         driver = None
-        if use_index and sa.make_url(url).get_backend_name() == "sqlite":
+        if use_index and normalize_url(url).get_backend_name() == "sqlite":
             driver = sqlite_vec_driver()
             if driver is not None and driver.__name__ != "sqlite3":
                 engine_options.setdefault("module", driver)

@@ -231,3 +231,8 @@ def test_a_file_open_through_one_sqlite_library_is_not_opened_through_another(
     finally:
         sessions.close()
     VectorMemoryService(url, HashingEmbedder()).close()  # once the sessions let go, it may
+
+
+def test_a_url_that_is_no_database_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="unsupported database .mongodb."):
+        VectorMemoryService("mongodb://localhost/memory", HashingEmbedder())
