@@ -234,5 +234,5 @@ def test_a_file_open_through_one_sqlite_library_is_not_opened_through_another(
 
 
 def test_a_url_that_is_no_database_is_refused() -> None:
-    with pytest.raises(ConfigurationError, match="unsupported database .mongodb."):
+    with pytest.raises(ConfigurationError, match="unsupported database"):
         VectorMemoryService("mongodb://localhost/memory", HashingEmbedder())
