@@ -15,9 +15,9 @@ import re
 from pathlib import Path
 
 from adk_rx import LlmRequest, LlmResponse
-from adk_rx.cli.loader import load_agent
 from adk_rx.evaluation import EvalCase, EvalConfig, EvalSet, evaluate
 from adk_rx.evaluation.agent_evaluator import describe_case
+from adk_rx.loading import load_agent
 from adk_rx.testing import ScriptedLlm
 
 DESK = Path(__file__).with_name("support_desk")

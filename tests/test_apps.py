@@ -18,7 +18,7 @@ from adk_rx import (
     ResumabilityConfig,
     Runner,
 )
-from adk_rx.cli.loader import load_app, load_target_app
+from adk_rx.loading.loader import load_app, load_target_app
 from adk_rx.testing import ScriptedLlm, simplify_events
 from tests.cli.test_run import adk_rx
 

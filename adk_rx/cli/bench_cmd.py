@@ -54,8 +54,8 @@ def add_bench_parser(commands: Any) -> None:
 def bench_command(args: argparse.Namespace) -> int:
     """Runs ``adk-rx bench``; returns the exit status (1 when a turn failed)."""
     from adk_rx.cli.bench import run_bench
-    from adk_rx.cli.loader import app_name_for, load_agent
     from adk_rx.cli.models import check_override, override_model
+    from adk_rx.loading.loader import app_name_for, load_agent
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False)

@@ -78,7 +78,6 @@ def _positive(text: str) -> int:
 
 def eval_command(args: argparse.Namespace) -> int:
     """Runs ``adk-rx eval``; returns the exit status."""
-    from adk_rx.cli.loader import load_agent
     from adk_rx.evaluation.agent_evaluator import (
         find_eval_sets,
         load_eval_file,
@@ -87,6 +86,7 @@ def eval_command(args: argparse.Namespace) -> int:
     from adk_rx.evaluation.config import EvalConfig
     from adk_rx.evaluation.evaluator import evaluate
     from adk_rx.evaluation.junit import junit_xml
+    from adk_rx.loading.loader import load_agent
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False)

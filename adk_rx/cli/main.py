@@ -181,7 +181,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from adk_rx.cli.bench_cmd import bench_command
 
         return bench_command(args)
-    from adk_rx.cli.loader import discover_apps
+    from adk_rx.loading.loader import discover_apps
 
     try:
         discover_apps(args.agents_dir)

@@ -37,7 +37,6 @@ from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
 from adk_rx.artifacts.in_memory import InMemoryArtifactService
-from adk_rx.cli.loader import AgentLoadError, import_traceback, load_target_app
 from adk_rx.cli.models import check_override, override_model
 from adk_rx.cli.render import ConsoleRenderer, JsonlRenderer, Renderer
 from adk_rx.cli.resume import (
@@ -51,6 +50,7 @@ from adk_rx.cli.stats import TurnStats
 from adk_rx.errors import AdkRxError, ConfigurationError
 from adk_rx.events import Event
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
+from adk_rx.loading.loader import AgentLoadError, import_traceback, load_target_app
 from adk_rx.memory.in_memory import InMemoryMemoryService
 from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.runner import Runner

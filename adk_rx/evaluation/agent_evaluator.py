@@ -27,6 +27,7 @@ from adk_rx.evaluation.case_result import CaseResult, EvalResult, TurnResult
 from adk_rx.evaluation.config import EvalConfig, criteria_from_config
 from adk_rx.evaluation.evalset import EvalCase, EvalInvocation, EvalSet, IntermediateData
 from adk_rx.evaluation.evaluator import evaluate
+from adk_rx.loading.loader import load_agent
 
 __all__ = [
     "AgentEvaluator",
@@ -67,7 +68,9 @@ class AgentEvaluator:
         """
 
         def work() -> None:
-            agent = agent_module if isinstance(agent_module, BaseAgent) else _load(agent_module)
+            agent = (
+                agent_module if isinstance(agent_module, BaseAgent) else load_agent(agent_module)
+            )
             failures: list[str] = []
             for path in find_eval_sets(eval_dataset_file_path_or_dir):
                 eval_set = load_eval_file(path)
@@ -175,12 +178,6 @@ def read_config_beside(path: Path) -> dict[str, Any] | None:
         return json.loads(config.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise ConfigurationError(f"{config} is not JSON: {exc}") from exc
-
-
-def _load(target: str) -> BaseAgent:
-    from adk_rx.cli.loader import load_agent
-
-    return load_agent(target)
 
 
 def _from_legacy(file: Path, entries: list[Any]) -> EvalSet:

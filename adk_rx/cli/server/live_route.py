@@ -36,9 +36,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from adk_rx.cli.loader import AgentLoadError
 from adk_rx.errors import AdkRxError, ConfigurationError
 from adk_rx.live.queue import LiveRequest, LiveRequestQueue
+from adk_rx.loading.loader import AgentLoadError
 from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.rx._engine.awaitable import awaitable
 

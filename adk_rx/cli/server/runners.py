@@ -12,8 +12,8 @@ from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
 from adk_rx.artifacts.base import BaseArtifactService
-from adk_rx.cli.loader import discover_apps, import_traceback, load_app
 from adk_rx.errors import AgentLoadError, AppNotFoundError
+from adk_rx.loading.loader import discover_apps, import_traceback, load_app
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.runner import Runner
 from adk_rx.sessions.base import BaseSessionService

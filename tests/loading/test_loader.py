@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from adk_rx import LlmAgent
-from adk_rx.cli.loader import AgentLoadError, app_name_for, discover_apps, load_agent, load_app
+from adk_rx.loading.loader import AgentLoadError, app_name_for, discover_apps, load_agent, load_app
 
 AGENT = """
 from adk_rx import LlmAgent

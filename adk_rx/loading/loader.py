@@ -1,4 +1,4 @@
-"""Finding and importing agents for the command line and the server.
+"""Finding and importing agents for the command line, the server and evaluation.
 
 An *agent target* is one of:
 
@@ -32,8 +32,8 @@ from types import ModuleType
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.apps import App
-from adk_rx.cli.extras import install_hint
 from adk_rx.errors import AgentLoadError, ConfigurationError
+from adk_rx.loading.extras import install_hint
 
 __all__ = [
     "AgentLoadError",
