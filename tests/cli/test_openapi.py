@@ -162,7 +162,7 @@ def test_ids_and_bytes_are_described_as_the_checks_take_them(document: dict[str,
     """The fuzzer found schema-valid values each of these refused (and so answered 400)."""
     from google.genai import types
 
-    from adk_rx.cli.server.validation import check_artifact_name, check_id
+    from adk_rx.cli.server.edge.validation import check_artifact_name, check_id
     from adk_rx.evaluation.eval_store import check_eval_id
 
     schemas = document["components"]["schemas"]

@@ -27,12 +27,12 @@ from starlette.routing import Route
 from adk_rx.agents.base import BaseAgent
 
 from .agent_graph import app_graph, dot_source
+from .edge.validation import check_id
 from .session_routes import find_session
 from .shared import json_response, not_found, runner_for, server_of, user_path
 from .span_view import covered_invocations, store_spans
 from .trace_index import TraceIndex
 from .trace_view import session_spans
-from .validation import check_id
 
 __all__ = ["routes"]
 

@@ -30,12 +30,12 @@ from adk_rx.sessions.session import Session
 from adk_rx.sessions.sql import SqlSessionService
 
 from . import adk_routes, adk_ui, live_route, run_routes, session_routes, trace_routes
-from .cors import AllowedOrigins, with_cors
+from .edge.cors import AllowedOrigins, with_cors
+from .edge.security import DEFAULT_HOSTS, SecurityMiddleware
 from .errors import AppLoadFailedError, BodyTimeoutError, RequestRejectedError
 from .limits import Limits
 from .registry import InvocationRegistry
 from .runners import AppRunners
-from .security import DEFAULT_HOSTS, SecurityMiddleware
 from .shared import Server, json_response
 from .tap import TappedSessionService
 from .trace_index import TraceIndex
@@ -139,7 +139,7 @@ def create_app(
         ui: the page ``web`` serves: ``"adk-rx"`` (its own, at ``/``) or ``"google-adk"``
             (the dev UI of an installed google-adk package, at ``/dev-ui/``).
         allow_origins: other origins whose pages may call the API (CORS); see
-            :mod:`adk_rx.cli.server.cors`. Off by default.
+            :mod:`adk_rx.cli.server.edge.cors`. Off by default.
         broker: Redis, shared with the other server processes that serve the same
             sessions (see :mod:`adk_rx.cli.server.broker`); its tasks start and stop with
             the app. Without one, invocations are served by the process that runs them.

@@ -1,9 +1,9 @@
 """Whose eval sets a request reaches, and where they live.
 
 * **The caller** is the bearer token's user when the server has tokens (see
-  :mod:`.security`). Without tokens the server trusts every client as its one local user
-  (the same trust that lets any client name any user's sessions), so every client shares the
-  local user's sets.
+  :mod:`adk_rx.cli.server.edge.security`). Without tokens the server trusts every client as
+  its one local user (the same trust that lets any client name any user's sessions), so every
+  client shares the local user's sets.
 * **The caller's own sets and results** live under the server's data directory, in
   google-adk's layout (see :class:`~adk_rx.evaluation.eval_store.EvalSetStore`)::
 
@@ -39,9 +39,9 @@ from adk_rx.errors import AdkRxError
 from adk_rx.evaluation import EvalSet
 from adk_rx.evaluation.eval_store import EvalSetStore, check_eval_id
 
+from .edge.validation import check_id
 from .errors import RequestRejectedError
 from .shared import not_found, runner_for, server_of
-from .validation import check_id
 
 __all__ = ["EvalScope", "checked", "eval_scope", "owner_folder"]
 

@@ -30,7 +30,7 @@ class Limits:
         max_json_depth: deepest nesting of objects and arrays in a request body.
         max_json_items: most array elements and object members in a request body, counted
             before it is parsed (a larger one answers 413; see
-            :mod:`adk_rx.cli.server.body_reader`).
+            :mod:`adk_rx.cli.server.edge.body_reader`).
         body_timeout: seconds a client may take to send a request body; a slower one
             answers 408 before anything is started; None for no deadline.
         run_timeout: seconds a run the server starts may take before it is cancelled and

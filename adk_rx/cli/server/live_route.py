@@ -42,12 +42,12 @@ from adk_rx.loading.loader import AgentLoadError
 from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.rx._engine.awaitable import awaitable
 
-from .body_reader import decode_json
+from .edge.body_reader import decode_json
+from .edge.validation import check_message
 from .errors import BodyTooLargeError, RequestRejectedError
 from .limits import Limits
 from .runners import AppNotFoundError
 from .shared import Server
-from .validation import check_message
 
 if TYPE_CHECKING:
     from adk_rx.runner import Runner
@@ -115,7 +115,7 @@ def parse_frame(text: str, limits: Limits) -> LiveRequest:
     Raises:
         BodyTooLargeError: larger than ``limits.max_body_bytes``.
         ConfigurationError: not standard JSON, not a live request, or a content the server
-            refuses (see :func:`~adk_rx.cli.server.validation.check_message`).
+            refuses (see :func:`~adk_rx.cli.server.edge.validation.check_message`).
     """
     limit = limits.max_body_bytes
     if len(text) > limit or len(text.encode()) > limit:

@@ -19,17 +19,17 @@ from adk_rx.events import Event
 from adk_rx.runner import Runner
 from adk_rx.telemetry.propagation import continued_trace
 
-from .bodies import RunBody, parse_run_body
-from .body_reader import read_json
 from .broker import BrokerUnavailableError, RemoteInvocation
 from .cluster import hold_turn, release_turn, release_when_done
+from .edge.bodies import RunBody, parse_run_body
+from .edge.body_reader import read_json
+from .edge.validation import check_id, parse_cursor
 from .log import InvocationLog
 from .replay import replay_frames, stored_entries, tombstone_status
 from .retention import Tombstone
 from .session_routes import find_session
 from .shared import Server, json_response, not_found, runner_for, server_of, user_path
 from .sse import adk_frames, invocation_frames, sse_response
-from .validation import check_id, parse_cursor
 
 __all__ = ["routes"]
 

@@ -1,7 +1,7 @@
 """What the server takes from a client: checked at the edge, before anything is stored.
 
 The library trusts its caller; the server does not trust its clients. Every request body
-goes through :func:`~adk_rx.cli.server.body_reader.read_json` and every id through
+goes through :func:`~adk_rx.cli.server.edge.body_reader.read_json` and every id through
 :func:`check_id`, so what reaches the Runner and the stores is bounded and encodable:
 
 * the body is at most ``Limits.max_body_bytes`` (413 past it, read no further), arrives
@@ -35,8 +35,8 @@ from adk_rx.artifacts.in_memory import check_artifact_filename
 from adk_rx.errors import ConfigurationError
 from adk_rx.state import State
 
-from .errors import ForbiddenStateError, RequestRejectedError
-from .limits import Limits
+from ..errors import ForbiddenStateError, RequestRejectedError
+from ..limits import Limits
 
 __all__ = [
     "ARTIFACT_NAME_SCHEMA",

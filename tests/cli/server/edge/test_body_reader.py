@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from adk_rx.cli.server import Limits
-from adk_rx.cli.server.bodies import parse_run_body
-from adk_rx.cli.server.body_reader import decode_json, measure_json
+from adk_rx.cli.server.edge.bodies import parse_run_body
+from adk_rx.cli.server.edge.body_reader import decode_json, measure_json
 from adk_rx.cli.server.errors import BodyTooLargeError, RequestRejectedError
 from tests.cli.server_process import ServerProcess, api_server_process
 from tests.cli.server_support import user_text, write_agents

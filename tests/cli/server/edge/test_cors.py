@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_rx.cli.server.cors import AllowedOrigins
+from adk_rx.cli.server.edge.cors import AllowedOrigins
 from tests.cli.adk_client import agents_folder, client_for
 
 UI = "http://localhost:4200"

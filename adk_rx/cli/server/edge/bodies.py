@@ -11,8 +11,8 @@ from google.genai import types
 from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.sessions.session import Session
 
-from .errors import RequestRejectedError
-from .limits import Limits
+from ..errors import RequestRejectedError
+from ..limits import Limits
 from .validation import (
     check_client_state,
     check_id,

@@ -35,8 +35,8 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
 
-from .errors import BodyTimeoutError, BodyTooLargeError, RequestRejectedError
-from .limits import Limits
+from ..errors import BodyTimeoutError, BodyTooLargeError, RequestRejectedError
+from ..limits import Limits
 
 __all__ = ["INLINE_BYTES", "decode_json", "measure_json", "read_json"]
 

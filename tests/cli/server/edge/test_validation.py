@@ -15,10 +15,9 @@ import pytest
 
 from adk_rx import InMemorySessionService, SqlSessionService
 from adk_rx.cli.server import Limits
+from tests.cli.server.conftest import BASE
 from tests.cli.server_support import user_text
 from tests.sessions.postgres import scratch_schema
-
-from .conftest import BASE
 
 pytestmark = pytest.mark.asyncio
 
