@@ -33,11 +33,11 @@ from . import adk_routes, adk_ui, live_route, run_routes, session_routes, trace_
 from .edge.cors import AllowedOrigins, with_cors
 from .edge.security import DEFAULT_HOSTS, SecurityMiddleware
 from .errors import AppLoadFailedError, BodyTimeoutError, RequestRejectedError
+from .invocations.registry import InvocationRegistry
+from .invocations.tap import TappedSessionService
 from .limits import Limits
-from .registry import InvocationRegistry
 from .runners import AppRunners
 from .shared import Server, json_response
-from .tap import TappedSessionService
 from .trace_index import TraceIndex
 
 if TYPE_CHECKING:

@@ -37,7 +37,7 @@ from typing import Any
 
 from adk_rx.errors import BrokerUnavailableError, ConfigurationError
 
-from .log import InvocationLog
+from .invocations.log import InvocationLog
 
 __all__ = ["Broker", "RemoteInvocation"]
 

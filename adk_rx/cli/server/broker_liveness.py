@@ -32,7 +32,7 @@ from adk_rx.runner.dangling import dangling_calls, interrupted_answers
 from adk_rx.sessions.base import BaseSessionService
 
 from .broker import Broker
-from .registry import InvocationRegistry
+from .invocations.registry import InvocationRegistry
 
 __all__ = ["INTERRUPTED_CODE", "Liveness"]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 
-from .log import InvocationLog
+from .invocations.log import InvocationLog
 from .shared import Server
 
 __all__ = ["hold_turn", "release_turn", "release_when_done"]

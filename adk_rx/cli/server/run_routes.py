@@ -1,8 +1,8 @@
 """Running: ADK's ``/run`` and ``/run_sse``, and the server-owned invocations routes.
 
-Every run is a server-owned invocation (:mod:`adk_rx.cli.server.registry`): a client that
-disconnects, from ``/run_sse`` too, only detaches; the run goes on and its events carry the
-invocation id, so the client can reattach through ``.../invocations/{id}/events``.
+Every run is a server-owned invocation (:mod:`adk_rx.cli.server.invocations.registry`): a
+client that disconnects, from ``/run_sse`` too, only detaches; the run goes on and its events
+carry the invocation id, so the client can reattach through ``.../invocations/{id}/events``.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from .cluster import hold_turn, release_turn, release_when_done
 from .edge.bodies import RunBody, parse_run_body
 from .edge.body_reader import read_json
 from .edge.validation import check_id, parse_cursor
-from .log import InvocationLog
-from .replay import replay_frames, stored_entries, tombstone_status
-from .retention import Tombstone
+from .invocations.log import InvocationLog
+from .invocations.replay import replay_frames, stored_entries, tombstone_status
+from .invocations.retention import Tombstone
+from .invocations.sse import adk_frames, invocation_frames, sse_response
 from .session_routes import find_session
 from .shared import Server, json_response, not_found, runner_for, server_of, user_path
-from .sse import adk_frames, invocation_frames, sse_response
 
 __all__ = ["routes"]
 

@@ -18,8 +18,8 @@ from adk_rx.runner import Runner
 from adk_rx.sessions.base import BaseSessionService
 
 from .errors import AppLoadFailedError
+from .invocations.registry import InvocationRegistry
 from .limits import Limits
-from .registry import InvocationRegistry
 from .runners import AppRunners, load_traceback
 
 if TYPE_CHECKING:

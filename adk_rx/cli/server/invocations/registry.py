@@ -8,9 +8,9 @@ through :meth:`InvocationRegistry.start`:
 * it subscribes to ``runner.run_async`` on the I/O scheduler, never on the server's loop,
   so a synchronous agent cannot stall the server;
 * the invocation id becomes known when the store reports the user message (see
-  :mod:`adk_rx.cli.server.tap`); stored events enter the log as the store reports them and
-  partial events as the Runner emits them, so the log has every stored event of the run,
-  in order, including the records written after a cancellation;
+  :mod:`adk_rx.cli.server.invocations.tap`); stored events enter the log as the store
+  reports them and partial events as the Runner emits them, so the log has every stored
+  event of the run, in order, including the records written after a cancellation;
 * disposing the subscription is the cancel; the log ends once the Runner has released the
   session, that is after the ``CANCELLED`` record is stored. A run that completes or fails
   ends its log once the session is released too, so a client that sees the end may start
@@ -18,8 +18,8 @@ through :meth:`InvocationRegistry.start`:
 
 Finished invocations stay readable (for reattaching) for ``Limits.finished_ttl`` seconds;
 their logs are kept within per-user and memory bounds, and a log evicted early is served
-again from the stored events (:mod:`adk_rx.cli.server.retention`). Deleting a session
-forgets its invocations.
+again from the stored events (:mod:`adk_rx.cli.server.invocations.retention`). Deleting a
+session forgets its invocations.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ from adk_rx.runner import Runner
 from adk_rx.rx import io_scheduler, subscribe_on_eager
 from adk_rx.sessions.session import Session
 
-from .errors import failure_status
-from .limits import Limits
+from ..errors import failure_status
+from ..limits import Limits
 from .log import InvocationLog
 from .retention import KeptLogs, Tombstone
 

@@ -13,8 +13,8 @@ bounded, and bounded so that no user's burst evicts another user's logs:
 
 A log evicted before its time leaves a :class:`Tombstone`: its status and the cursors its
 stored events had, so a reader is served the same frames, with the same ids, from the
-session's stored events (see :mod:`adk_rx.cli.server.replay`). Tombstones are small and
-live for the same ``finished_ttl``; after it, the invocation is gone (404).
+session's stored events (see :mod:`adk_rx.cli.server.invocations.replay`). Tombstones are
+small and live for the same ``finished_ttl``; after it, the invocation is gone (404).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from .limits import Limits
+from ..limits import Limits
 from .log import InvocationLog
 
 __all__ = ["KeptLogs", "Tombstone"]

@@ -1,10 +1,11 @@
 """A finished invocation read back from its session's stored events.
 
 Its log was evicted before the retention time ran out (see
-:mod:`adk_rx.cli.server.retention`); its :class:`~adk_rx.cli.server.retention.Tombstone`
-says how it ended and which cursors its stored events had, so a reader gets the frames a
-live log would have given it (partial events aside: they were never stored), with the same
-ids, so ``after=`` resumes where the client stopped, and the same ``end`` frame.
+:mod:`adk_rx.cli.server.invocations.retention`); its
+:class:`~adk_rx.cli.server.invocations.retention.Tombstone` says how it ended and which
+cursors its stored events had, so a reader gets the frames a live log would have given it
+(partial events aside: they were never stored), with the same ids, so ``after=`` resumes
+where the client stopped, and the same ``end`` frame.
 """
 
 from __future__ import annotations

@@ -13,9 +13,8 @@ import pytest
 
 from adk_rx import Event
 from adk_rx.cli.server import Limits
+from tests.cli.server.conftest import BASE
 from tests.cli.server_support import Frame, parse_frames, user_text
-
-from .conftest import BASE
 
 pytestmark = pytest.mark.asyncio
 
