@@ -43,7 +43,7 @@ from .trace_index import TraceIndex
 if TYPE_CHECKING:
     from adk_rx.telemetry.span_store import SpanStore
 
-    from .broker import Broker
+    from .cluster.broker import Broker
 
 __all__ = ["create_app", "serve", "session_service_from_uri"]
 
@@ -141,7 +141,7 @@ def create_app(
         allow_origins: other origins whose pages may call the API (CORS); see
             :mod:`adk_rx.cli.server.edge.cors`. Off by default.
         broker: Redis, shared with the other server processes that serve the same
-            sessions (see :mod:`adk_rx.cli.server.broker`); its tasks start and stop with
+            sessions (see :mod:`adk_rx.cli.server.cluster.broker`); its tasks start and stop with
             the app. Without one, invocations are served by the process that runs them.
         data_dir: the folder for what the server itself writes: the default sessions and
             artifacts, and the eval sets and results clients create (``evals/``; see
@@ -192,7 +192,7 @@ def create_app(
     )
     liveness = None
     if broker is not None:
-        from .broker_liveness import Liveness
+        from .cluster.broker_liveness import Liveness
 
         liveness = Liveness(
             broker, registry, session_service, getattr(session_service, "try_lock_session", None)
@@ -331,7 +331,7 @@ def serve(
         memory_service = memory_service_from_uri(memory_service_uri, memory_embedder)
     broker = None
     if broker_url:
-        from .broker import Broker
+        from .cluster.broker import Broker
 
         broker = Broker(broker_url, prefix=os.environ.get("ADK_RX_BROKER_PREFIX") or "adk_rx")
     sdk = setup_sdk(otlp_endpoint=otlp_endpoint, keep_spans=True)

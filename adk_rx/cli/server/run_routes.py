@@ -19,8 +19,8 @@ from adk_rx.events import Event
 from adk_rx.runner import Runner
 from adk_rx.telemetry.propagation import continued_trace
 
-from .broker import BrokerUnavailableError, RemoteInvocation
-from .cluster import hold_turn, release_turn, release_when_done
+from .cluster.broker import BrokerUnavailableError, RemoteInvocation
+from .cluster.turns import hold_turn, release_turn, release_when_done
 from .edge.bodies import RunBody, parse_run_body
 from .edge.body_reader import read_json
 from .edge.validation import check_id, parse_cursor

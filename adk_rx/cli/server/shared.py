@@ -25,7 +25,7 @@ from .runners import AppRunners, load_traceback
 if TYPE_CHECKING:
     from adk_rx.telemetry.span_store import SpanStore
 
-    from .broker import Broker
+    from .cluster.broker import Broker
 
 __all__ = [
     "Server",

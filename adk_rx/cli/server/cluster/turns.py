@@ -15,8 +15,8 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 
-from .invocations.log import InvocationLog
-from .shared import Server
+from ..invocations.log import InvocationLog
+from ..shared import Server
 
 __all__ = ["hold_turn", "release_turn", "release_when_done"]
 

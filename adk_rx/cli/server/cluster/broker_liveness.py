@@ -31,8 +31,8 @@ from adk_rx.events import Event
 from adk_rx.runner.dangling import dangling_calls, interrupted_answers
 from adk_rx.sessions.base import BaseSessionService
 
+from ..invocations.registry import InvocationRegistry
 from .broker import Broker
-from .invocations.registry import InvocationRegistry
 
 __all__ = ["INTERRUPTED_CODE", "Liveness"]
 

@@ -20,7 +20,7 @@ goes on. Entry ids are the log's cursors, so the SSE ``id:`` / ``after=`` cursor
 on every server. Readers elsewhere read the stream with ``XREAD BLOCK``.
 
 Liveness (heartbeats, and what another server does when one dies) is in
-:mod:`adk_rx.cli.server.broker_liveness`.
+:mod:`adk_rx.cli.server.cluster.broker_liveness`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from typing import Any
 
 from adk_rx.errors import BrokerUnavailableError, ConfigurationError
 
-from .invocations.log import InvocationLog
+from ..invocations.log import InvocationLog
 
 __all__ = ["Broker", "RemoteInvocation"]
 

@@ -15,7 +15,7 @@ import pytest
 from adk_rx import InMemorySessionService, SqlSessionService
 from adk_rx.cli.main import build_parser
 from adk_rx.cli.server.app import session_service_from_uri
-from adk_rx.cli.server.broker import Broker
+from adk_rx.cli.server.cluster.broker import Broker
 from adk_rx.errors import ConfigurationError
 from tests.cli.server.redis_support import key_prefix, kill_connections, redis_url
 from tests.cli.server_process import ServerProcess, api_server_process
