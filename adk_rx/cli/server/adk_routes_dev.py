@@ -6,8 +6,8 @@ builder its UI asks for.
   ``users/{user}/sessions/{sid}/events/{event_id}/graph``: the same with the event's author
   and the tools it called highlighted;
 * ``debug/trace/session/{sid}``: the session's spans: the OpenTelemetry spans the server
-  keeps (see :mod:`.span_view`), and spans derived from events (see :mod:`.trace_view`) for
-  runs it holds none of;
+  keeps (see :mod:`adk_rx.cli.server.traces.span_view`), and spans derived from events
+  (see :mod:`adk_rx.cli.server.traces.trace_view`) for runs it holds none of;
   ``debug/trace/{event_id}``: the attributes of the model-call span of that event (404 when
   unknown);
 * ``builder`` answers an empty text (adk_rx apps are Python, there is no YAML to edit);
@@ -30,9 +30,9 @@ from .agent_graph import app_graph, dot_source
 from .edge.validation import check_id
 from .session_routes import find_session
 from .shared import json_response, not_found, runner_for, server_of, user_path
-from .span_view import covered_invocations, store_spans
-from .trace_index import TraceIndex
-from .trace_view import session_spans
+from .traces.span_view import covered_invocations, store_spans
+from .traces.trace_index import TraceIndex
+from .traces.trace_view import session_spans
 
 __all__ = ["routes"]
 

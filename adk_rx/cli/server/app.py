@@ -29,7 +29,7 @@ from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 from adk_rx.sessions.sql import SqlSessionService
 
-from . import adk_routes, adk_ui, live_route, run_routes, session_routes, trace_routes
+from . import adk_routes, adk_ui, live_route, run_routes, session_routes
 from .edge.cors import AllowedOrigins, with_cors
 from .edge.security import DEFAULT_HOSTS, SecurityMiddleware
 from .errors import AppLoadFailedError, BodyTimeoutError, RequestRejectedError
@@ -38,7 +38,8 @@ from .invocations.tap import TappedSessionService
 from .limits import Limits
 from .runners import AppRunners
 from .shared import Server, json_response
-from .trace_index import TraceIndex
+from .traces import trace_routes
+from .traces.trace_index import TraceIndex
 
 if TYPE_CHECKING:
     from adk_rx.telemetry.span_store import SpanStore

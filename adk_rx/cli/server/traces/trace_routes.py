@@ -18,8 +18,8 @@ from starlette.routing import Route
 
 from adk_rx.events import Event
 
-from .session_routes import find_session, ids_of
-from .shared import json_response, not_found, server_of
+from ..session_routes import find_session, ids_of
+from ..shared import json_response, not_found, server_of
 
 __all__ = ["routes"]
 
