@@ -11,8 +11,8 @@ from . import (
     adk_routes_service,
     adk_routes_sessions,
     eval_routes,
-    openapi,
 )
+from .api import openapi
 
 __all__ = ["routes"]
 

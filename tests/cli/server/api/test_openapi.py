@@ -12,8 +12,8 @@ from starlette.routing import Route, WebSocketRoute
 
 from adk_rx import InMemorySessionService
 from adk_rx.cli.server import Limits, create_app
-from adk_rx.cli.server.openapi import spec
-from adk_rx.cli.server.openapi_operations import OPERATIONS
+from adk_rx.cli.server.api.openapi import spec
+from adk_rx.cli.server.api.openapi_operations import OPERATIONS
 from tests.cli.adk_client import agents_folder, client_for
 
 SESSION = "/apps/{app}/users/{user}/sessions/{sid}"

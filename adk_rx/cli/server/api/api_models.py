@@ -2,10 +2,11 @@
 
 Where a route validates with a pydantic model, that model is used as it is: google-genai's
 ``Content`` and ``Part``, :class:`~adk_rx.events.Event`, the eval bodies of
-:mod:`.eval_bodies`. The other bodies are checked by hand (:mod:`adk_rx.cli.server.edge.bodies`,
-:mod:`.adk_routes_sessions`, :mod:`.adk_routes_artifacts`); their models here say what
-those checks take, and the suite's fuzzer holds the two together: a body that fits a model
-must be accepted, one that does not must be refused with a 4xx.
+:mod:`adk_rx.cli.server.eval_bodies`. The other bodies are checked by hand
+(:mod:`adk_rx.cli.server.edge.bodies`, :mod:`adk_rx.cli.server.adk_routes_sessions`,
+:mod:`adk_rx.cli.server.adk_routes_artifacts`); their models here say what those checks
+take, and the suite's fuzzer holds the two together: a body that fits a model must be
+accepted, one that does not must be refused with a 4xx.
 
 Answers are described as they are written: events and genai values in camelCase (their
 aliases), the server's own objects in the keys the routes write.
@@ -21,7 +22,7 @@ from google.genai import types
 
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 
-from .edge.validation import ARTIFACT_NAME_SCHEMA, ID_SCHEMA
+from ..edge.validation import ARTIFACT_NAME_SCHEMA, ID_SCHEMA
 
 __all__ = [
     "AddedCase",
@@ -58,9 +59,11 @@ __all__ = [
 ]
 
 Id = Annotated[str, pydantic.WithJsonSchema(ID_SCHEMA)]
-"""An app, user, session or invocation id: what :func:`~.edge.validation.check_id` takes."""
+"""An app, user, session or invocation id (what
+:func:`~adk_rx.cli.server.edge.validation.check_id` takes)."""
 ArtifactName = Annotated[str, pydantic.WithJsonSchema(ARTIFACT_NAME_SCHEMA)]
-"""A plain file name: what :func:`~.edge.validation.check_artifact_name` takes."""
+"""A plain file name (what :func:`~adk_rx.cli.server.edge.validation.check_artifact_name`
+takes)."""
 
 
 # -- requests ----------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from schemathesis.core.parameters import ParameterLocation
 
 from adk_rx import InMemorySessionService
 from adk_rx.cli.server import create_app
-from adk_rx.cli.server.openapi import spec
+from adk_rx.cli.server.api.openapi import spec
 from tests.cli.hostile_support import ALICE, BACKENDS, BOB, client, hostile_server, run_body
 from tests.cli.server_process import ServerProcess
 from tests.cli.server_support import AGENT_SOURCE, user_text
