@@ -11,8 +11,8 @@ import pytest
 
 from adk_rx import InMemorySessionService
 from adk_rx.cli.server import create_app
+from tests.cli.server.routes.test_live_route import LIVE_AGENT
 from tests.cli.server_support import live_server, unique_app, write_agents
-from tests.cli.test_live_route import LIVE_AGENT
 from tests.cli.test_web_browser import WAIT_MS, browser, shots, sync_api
 
 __all__ = ["browser", "shots"]

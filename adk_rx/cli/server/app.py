@@ -29,13 +29,13 @@ from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 from adk_rx.sessions.sql import SqlSessionService
 
-from . import adk_routes, adk_ui, live_route, run_routes, session_routes
 from .edge.cors import AllowedOrigins, with_cors
 from .edge.security import DEFAULT_HOSTS, SecurityMiddleware
 from .errors import AppLoadFailedError, BodyTimeoutError, RequestRejectedError
 from .invocations.registry import InvocationRegistry
 from .invocations.tap import TappedSessionService
 from .limits import Limits
+from .routes import adk_routes, adk_ui, live_route, run_routes, session_routes
 from .runners import AppRunners
 from .shared import Server, json_response
 from .traces import trace_routes
@@ -146,7 +146,7 @@ def create_app(
             the app. Without one, invocations are served by the process that runs them.
         data_dir: the folder for what the server itself writes: the default sessions and
             artifacts, and the eval sets and results clients create (``evals/``; see
-            :mod:`adk_rx.cli.server.eval_scope`). Default ``.adk_rx`` under the working
+            :mod:`adk_rx.cli.server.routes.eval_scope`). Default ``.adk_rx`` under the working
             folder; created when first needed.
 
     Raises:

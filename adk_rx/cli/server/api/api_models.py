@@ -2,9 +2,9 @@
 
 Where a route validates with a pydantic model, that model is used as it is: google-genai's
 ``Content`` and ``Part``, :class:`~adk_rx.events.Event`, the eval bodies of
-:mod:`adk_rx.cli.server.eval_bodies`. The other bodies are checked by hand
-(:mod:`adk_rx.cli.server.edge.bodies`, :mod:`adk_rx.cli.server.adk_routes_sessions`,
-:mod:`adk_rx.cli.server.adk_routes_artifacts`); their models here say what those checks
+:mod:`adk_rx.cli.server.routes.eval_bodies`. The other bodies are checked by hand
+(:mod:`adk_rx.cli.server.edge.bodies`, :mod:`adk_rx.cli.server.routes.adk_routes_sessions`,
+:mod:`adk_rx.cli.server.routes.adk_routes_artifacts`); their models here say what those checks
 take, and the suite's fuzzer holds the two together: a body that fits a model must be
 accepted, one that does not must be refused with a 4xx.
 

@@ -32,11 +32,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
-from ..adk_routes_service import adk_rx_version
 from ..edge.security import PROBE_PATH, PUBLIC_PATHS, PUBLIC_PREFIX
 from ..edge.validation import ARTIFACT_NAME_SCHEMA, ID_SCHEMA
-from ..eval_bodies import EVAL_ID_SCHEMA
 from ..limits import Limits
+from ..routes.adk_routes_service import adk_rx_version
+from ..routes.eval_bodies import EVAL_ID_SCHEMA
 from ..shared import json_response, server_of
 from .api_models import ErrorBody
 from .openapi_operations import OPERATIONS, Operation, Param

@@ -2,7 +2,7 @@
 (method, path) of the server's route table.
 
 The JSON shapes are the models of :mod:`.api_models` (and the eval bodies of
-:mod:`adk_rx.cli.server.eval_bodies`); :mod:`.openapi` turns them into schemas and adds the
+:mod:`adk_rx.cli.server.routes.eval_bodies`); :mod:`.openapi` turns them into schemas and adds the
 answers every route of a kind gives (401 without a token, 404 for an unknown app or another
 user's object, 413 for an oversize body ...). ``errors`` lists only what is particular to a
 route.
@@ -17,7 +17,7 @@ from google.genai import types
 
 from adk_rx.events import Event
 
-from ..eval_bodies import AddSessionBody, CreateEvalSetBody, RunEvalBody
+from ..routes.eval_bodies import AddSessionBody, CreateEvalSetBody, RunEvalBody
 from . import api_models as m
 
 __all__ = ["OPERATIONS", "Operation", "Param"]

@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from adk_rx.events import Event
 
-from ..session_routes import find_session, ids_of
+from ..routes.session_routes import find_session, ids_of
 from ..shared import json_response, not_found, server_of
 
 __all__ = ["routes"]

@@ -19,17 +19,17 @@ from adk_rx.events import Event
 from adk_rx.runner import Runner
 from adk_rx.telemetry.propagation import continued_trace
 
-from .cluster.broker import BrokerUnavailableError, RemoteInvocation
-from .cluster.turns import hold_turn, release_turn, release_when_done
-from .edge.bodies import RunBody, parse_run_body
-from .edge.body_reader import read_json
-from .edge.validation import check_id, parse_cursor
-from .invocations.log import InvocationLog
-from .invocations.replay import replay_frames, stored_entries, tombstone_status
-from .invocations.retention import Tombstone
-from .invocations.sse import adk_frames, invocation_frames, sse_response
+from ..cluster.broker import BrokerUnavailableError, RemoteInvocation
+from ..cluster.turns import hold_turn, release_turn, release_when_done
+from ..edge.bodies import RunBody, parse_run_body
+from ..edge.body_reader import read_json
+from ..edge.validation import check_id, parse_cursor
+from ..invocations.log import InvocationLog
+from ..invocations.replay import replay_frames, stored_entries, tombstone_status
+from ..invocations.retention import Tombstone
+from ..invocations.sse import adk_frames, invocation_frames, sse_response
+from ..shared import Server, json_response, not_found, runner_for, server_of, user_path
 from .session_routes import find_session
-from .shared import Server, json_response, not_found, runner_for, server_of, user_path
 
 __all__ = ["routes"]
 

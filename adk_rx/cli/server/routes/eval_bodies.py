@@ -20,8 +20,8 @@ from adk_rx.evaluation import DEFAULT_CRITERIA, BaseCriterion, criteria_from_con
 from adk_rx.evaluation.eval_store import check_eval_id
 from adk_rx.evaluation.metrics import METRICS
 
-from .edge.validation import ID_SCHEMA, check_id
-from .errors import RequestRejectedError
+from ..edge.validation import ID_SCHEMA, check_id
+from ..errors import RequestRejectedError
 
 __all__ = ["EVAL_ID_SCHEMA", "AddSessionBody", "CreateEvalSetBody", "RunEvalBody", "parse_body"]
 

@@ -39,10 +39,10 @@ from adk_rx.errors import AdkRxError
 from adk_rx.evaluation import EvalCase, EvalSet, evaluate
 from adk_rx.evaluation.replay import waiting_for
 
+from ..shared import json_response, not_found, runner_for, user_path
 from .eval_bodies import AddSessionBody, CreateEvalSetBody, RunEvalBody, parse_body
 from .eval_scope import checked, eval_scope
 from .session_routes import find_session, json_body
-from .shared import json_response, not_found, runner_for, user_path
 
 __all__ = ["routes"]
 

@@ -20,9 +20,8 @@ from adk_rx import Event, InMemorySessionService
 from adk_rx.cli.server import create_app
 from adk_rx.cli.server.errors import RequestRejectedError
 from adk_rx.cli.server.limits import Limits
-from adk_rx.cli.server.live_route import parse_frame
-
-from .server_support import LiveServer, live_server, unique_app
+from adk_rx.cli.server.routes.live_route import parse_frame
+from tests.cli.server_support import LiveServer, live_server, unique_app
 
 LIVE_AGENT = textwrap.dedent('''
     import threading

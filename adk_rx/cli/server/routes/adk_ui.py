@@ -18,7 +18,7 @@ from starlette.staticfiles import StaticFiles
 
 from adk_rx.errors import ConfigurationError
 
-from .shared import json_response
+from ..shared import json_response
 
 __all__ = ["UIS", "find_bundle", "routes"]
 

@@ -26,13 +26,13 @@ from starlette.routing import Route
 
 from adk_rx.agents.base import BaseAgent
 
+from ..edge.validation import check_id
+from ..shared import json_response, not_found, runner_for, server_of, user_path
+from ..traces.span_view import covered_invocations, store_spans
+from ..traces.trace_index import TraceIndex
+from ..traces.trace_view import session_spans
 from .agent_graph import app_graph, dot_source
-from .edge.validation import check_id
 from .session_routes import find_session
-from .shared import json_response, not_found, runner_for, server_of, user_path
-from .traces.span_view import covered_invocations, store_spans
-from .traces.trace_index import TraceIndex
-from .traces.trace_view import session_spans
 
 __all__ = ["routes"]
 

@@ -34,10 +34,10 @@ from adk_rx.errors import ConfigurationError, SessionExistsError
 from adk_rx.events import Event, EventActions
 from adk_rx.rx._engine.awaitable import gather
 
-from .edge.bodies import session_json
-from .edge.validation import check_client_state, check_new_id
+from ..edge.bodies import session_json
+from ..edge.validation import check_client_state, check_new_id
+from ..shared import json_response, server_of
 from .session_routes import find_session, ids_of, json_body
-from .shared import json_response, server_of
 
 __all__ = ["RUNTIME_FUNCTIONS", "routes", "seed_events"]
 

@@ -5,6 +5,7 @@ Listed before the core routes: a path served by both is google-adk's shape here.
 
 from __future__ import annotations
 
+from ..api import openapi
 from . import (
     adk_routes_artifacts,
     adk_routes_dev,
@@ -12,7 +13,6 @@ from . import (
     adk_routes_sessions,
     eval_routes,
 )
-from .api import openapi
 
 __all__ = ["routes"]
 

@@ -14,10 +14,10 @@ from adk_rx.errors import ConfigurationError
 from adk_rx.rx._engine.awaitable import gather
 from adk_rx.sessions.session import Session
 
-from .edge.bodies import session_json
-from .edge.body_reader import read_json
-from .edge.validation import check_artifact_name, check_id
-from .shared import json_response, not_found, runner_for, server_of, user_path
+from ..edge.bodies import session_json
+from ..edge.body_reader import read_json
+from ..edge.validation import check_artifact_name, check_id
+from ..shared import json_response, not_found, runner_for, server_of, user_path
 
 __all__ = ["artifact_call", "find_session", "ids_of", "json_body", "routes"]
 

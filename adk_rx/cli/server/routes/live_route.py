@@ -42,12 +42,12 @@ from adk_rx.loading.loader import AgentLoadError
 from adk_rx.run_config import RunConfig, StreamingMode
 from adk_rx.rx._engine.awaitable import awaitable
 
-from .edge.body_reader import decode_json
-from .edge.validation import check_message
-from .errors import BodyTooLargeError, RequestRejectedError
-from .limits import Limits
-from .runners import AppNotFoundError
-from .shared import Server
+from ..edge.body_reader import decode_json
+from ..edge.validation import check_message
+from ..errors import BodyTooLargeError, RequestRejectedError
+from ..limits import Limits
+from ..runners import AppNotFoundError
+from ..shared import Server
 
 if TYPE_CHECKING:
     from adk_rx.runner import Runner

@@ -39,9 +39,9 @@ from adk_rx.errors import AdkRxError
 from adk_rx.evaluation import EvalSet
 from adk_rx.evaluation.eval_store import EvalSetStore, check_eval_id
 
-from .edge.validation import check_id
-from .errors import RequestRejectedError
-from .shared import not_found, runner_for, server_of
+from ..edge.validation import check_id
+from ..errors import RequestRejectedError
+from ..shared import not_found, runner_for, server_of
 
 __all__ = ["EvalScope", "checked", "eval_scope", "owner_folder"]
 

@@ -28,7 +28,7 @@ from adk_rx.agents.base import BaseAgent
 from adk_rx.agents.llm import LlmAgent
 from adk_rx.tools.base import BaseTool
 
-from .shared import json_response, runner_for, server_of
+from ..shared import json_response, runner_for, server_of
 
 __all__ = ["adk_rx_version", "agent_infos", "routes"]
 

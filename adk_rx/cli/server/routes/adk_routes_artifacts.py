@@ -30,9 +30,9 @@ from starlette.routing import Route
 
 from adk_rx.artifacts.base import USER_PREFIX
 
-from .edge.validation import check_artifact_name, parse_model
+from ..edge.validation import check_artifact_name, parse_model
+from ..shared import json_response, not_found, server_of
 from .session_routes import artifact_call, find_session, ids_of, json_body
-from .shared import json_response, not_found, server_of
 
 __all__ = ["routes"]
 
