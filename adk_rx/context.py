@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from adk_rx.sessions.base import BaseSessionService
     from adk_rx.sessions.session import Session
     from adk_rx.telemetry.spans import TraceScope
+    from adk_rx.workflow.call import NodeCall
 
 __all__ = [
     "ActionsBuilder",
@@ -78,6 +79,7 @@ class InvocationContext:
     trace: TraceScope | None = None  # the span this agent runs in; None when nobody listens
     live_request_queue: LiveRequestQueue | None = None  # set by Runner.run_live
     resume: ResumeLog | None = None
+    node_call: NodeCall | None = None  # set by a workflow for the agent it runs as a node
 
     def __post_init__(self) -> None:
         if self.shared is None:

@@ -11,6 +11,7 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── MissingCredentialsError a provider needs an API key that is not set
     │   ├── SessionExistsError      create_session with an id that is taken
     │   ├── StateValueError         a state key that is not a string, a value no store can keep
+    │   ├── GraphValidationError    a workflow graph that cannot run (unreachable node, cycle...)
     │   └── AgentLoadError          an agent folder or module has no usable ``root_agent``
     ├── SessionNotFoundError        no such session (and auto_create_session is off); LookupError
     ├── InvocationNotFoundError     resuming an invocation the session does not hold; LookupError
@@ -27,6 +28,7 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── StoreError              a session / artifact / memory store failed
     │   │   └── StoreBusyError      the store has no connection to spare now; try again (503)
     │   ├── OutputSchemaError       the final answer did not fit output_schema, even after a repair
+    │   ├── NodeTimeoutError        a workflow node ran past its timeout (also TimeoutError)
     │   └── BackpressureError       a bounded hand-off overflowed (strategy "error")
     └── StopError                   the run was stopped on purpose
         ├── InvocationCancelledError the subscription was disposed
@@ -54,6 +56,7 @@ __all__ = [
     "CallbackError",
     "CircuitOpenError",
     "ConfigurationError",
+    "GraphValidationError",
     "InstructionError",
     "InvalidAgentError",
     "InvocationCancelledError",
@@ -61,6 +64,7 @@ __all__ = [
     "InvocationTimeoutError",
     "LlmCallsLimitExceededError",
     "McpConnectionError",
+    "NodeTimeoutError",
     "MissingCredentialsError",
     "ModelError",
     "OutputSchemaError",
@@ -120,6 +124,11 @@ class StateValueError(ConfigurationError, TypeError):
 
 class AgentLoadError(ConfigurationError):
     """An agent target could not be found, imported, or exposes no ``root_agent``."""
+
+
+class GraphValidationError(ConfigurationError):
+    """A workflow graph that cannot run: an unreachable node, an unconditional cycle, two
+    nodes of one name, a route on an edge from START."""
 
 
 class SessionNotFoundError(AdkRxError, LookupError):
@@ -189,6 +198,20 @@ class StoreError(RunError):
 
 class OutputSchemaError(RunError):
     """The agent's final answer did not validate against its output_schema after one repair."""
+
+
+class NodeTimeoutError(RunError, TimeoutError):
+    """A workflow node ran past its ``timeout``; it was cancelled (a retry may run it again).
+
+    Attributes:
+        node_name: the node that timed out.
+        timeout: its timeout, in seconds.
+    """
+
+    def __init__(self, *, node_name: str, timeout: float) -> None:
+        self.node_name = node_name
+        self.timeout = timeout
+        super().__init__(f"Node '{node_name}' timed out after {timeout} seconds.")
 
 
 class StoreBusyError(StoreError):

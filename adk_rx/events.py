@@ -31,6 +31,8 @@ __all__ = [
     "Event",
     "EventActions",
     "EventCompaction",
+    "NodeInfo",
+    "RouteValue",
     "ToolConfirmation",
     "new_event_id",
 ]
@@ -120,6 +122,27 @@ class EventCompaction:
     compacted_content: types.Content
 
 
+RouteValue = bool | int | str
+"""A value a workflow node emits to choose which of its routed edges are followed."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeInfo:
+    """Where in a workflow graph an event comes from (``adk_rx.workflow``).
+
+    Attributes:
+        path: the node's path, ``"<workflow>@<run>/<node>@<run>"``.
+        output_for: node paths whose output this event's ``output`` is.
+        message_as_output: the event's content (an agent node's answer) is the node's output.
+    """
+
+    __pydantic_config__: ClassVar[pydantic.ConfigDict] = _JSON_CONFIG
+
+    path: str | None = None
+    output_for: tuple[str, ...] | None = None
+    message_as_output: bool | None = None
+
+
 def _deep_merge(left: Mapping[str, Any], right: Mapping[str, Any], path: str) -> dict[str, Any]:
     merged = dict(left)
     for key, value in right.items():
@@ -154,6 +177,7 @@ class EventActions:
         requested_tool_confirmations: function call id -> the confirmation a tool asks for.
         agent_state: where the authoring agent is in its work (resumable apps), JSON data.
         compaction: the summary this event stores in place of older events.
+        route: the route(s) a workflow node took (edges with a matching route are followed).
     """
 
     __pydantic_config__: ClassVar[pydantic.ConfigDict] = _JSON_CONFIG
@@ -171,6 +195,7 @@ class EventActions:
     ] = _EMPTY
     agent_state: _Map | None = None
     compaction: EventCompaction | None = None
+    route: RouteValue | list[RouteValue] | None = None
 
     def merge(self, other: EventActions) -> EventActions:
         """Returns these actions with ``other`` laid on top.
@@ -199,6 +224,7 @@ class EventActions:
             },
             agent_state=_last(self.agent_state, other.agent_state),
             compaction=_last(self.compaction, other.compaction),
+            route=_last(self.route, other.route),
         )
 
     def is_empty(self) -> bool:
@@ -250,6 +276,8 @@ class Event:
         branch: ``"parallel.child"`` path isolating parallel branches.
         timestamp: seconds since the epoch (float).
         custom_metadata: free-form data for the application.
+        output: the value a workflow node produced (``adk_rx.workflow``).
+        node_info: the workflow node the event comes from.
     """
 
     __pydantic_config__: ClassVar[pydantic.ConfigDict] = _JSON_CONFIG
@@ -277,6 +305,8 @@ class Event:
     branch: str | None = None
     timestamp: float = field(default_factory=time.time)
     custom_metadata: _Map | None = None
+    output: Any = None
+    node_info: NodeInfo | None = None
 
     new_id: ClassVar = staticmethod(new_event_id)
 

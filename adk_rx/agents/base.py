@@ -148,8 +148,9 @@ class BaseAgent:
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             branch = parent_context.branch
-            if branch:
-                branch = f"{branch}.{self.name}"
+            call = parent_context.node_call
+            if branch and (call is None or call.agent is not self):
+                branch = f"{branch}.{self.name}"  # a workflow node keeps the node's branch
             ctx = parent_context.copy(agent=self, branch=branch)
             build = self._run_resumable if ctx.services.is_resumable else self._run_with_callbacks
             if ctx.trace is not None:  # an invoke_agent span around the run

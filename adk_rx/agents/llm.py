@@ -44,6 +44,11 @@ __all__ = ["LlmAgent"]
 
 Instruction = str | Callable[..., Any]
 
+Mode = Literal["chat", "task", "single_turn"]
+"""How an LlmAgent is delegated to (google-adk 2.13's ``mode``): see :class:`LlmAgent`."""
+
+MODES: frozenset[str] = frozenset({"chat", "task", "single_turn"})
+
 
 class LlmAgent(BaseAgent):
     """An agent that calls a model in a loop until it gives a final answer.
@@ -62,7 +67,15 @@ class LlmAgent(BaseAgent):
         output_schema: a pydantic model (or any type pydantic's TypeAdapter takes) the final
             answer must be JSON of; see :mod:`adk_rx.agents.structured_output`.
         input_schema: a pydantic model for the arguments when used through AgentTool.
-        include_contents: ``"default"`` (the history) or ``"none"`` (only the current turn).
+        include_contents: ``"default"`` (the history) or ``"none"`` (only the current turn);
+            when omitted, ``"none"`` for a ``single_turn`` agent and ``"default"`` otherwise.
+        mode: how a parent LlmAgent delegates to this agent (google-adk 2.13): ``"chat"``
+            (None, the default for a sub-agent: a ``transfer_to_agent`` target),
+            ``"single_turn"`` (the parent calls it as a tool; it runs inline in the parent's
+            turn on its own branch, sees only the request, and its answer is the tool's
+            result) or ``"task"`` (the parent calls it as a tool; it talks with the user over
+            as many turns as it needs and ends with ``finish_task``, whose result answers the
+            parent's call). In a Workflow an agent without a mode runs single_turn.
         disallow_transfer_to_parent, disallow_transfer_to_peers: restrict transfers.
         generate_content_config: generation settings sent with every request.
         max_steps: stop after this many model calls in one run of the agent.
@@ -84,7 +97,8 @@ class LlmAgent(BaseAgent):
         output_key: str | None = None,
         output_schema: Any = None,
         input_schema: type[BaseModel] | None = None,
-        include_contents: Literal["default", "none"] = "default",
+        include_contents: Literal["default", "none"] | None = None,
+        mode: Mode | None = None,
         disallow_transfer_to_parent: bool = False,
         disallow_transfer_to_peers: bool = False,
         generate_content_config: types.GenerateContentConfig | None = None,
@@ -108,10 +122,12 @@ class LlmAgent(BaseAgent):
         object.__setattr__(self, "_frozen", False)
         if model is not None and not isinstance(model, str | BaseLlm):
             raise InvalidAgentError(f"model of {name!r} must be a model name or a BaseLlm")
-        if include_contents not in ("default", "none"):
+        if include_contents not in ("default", "none", None):
             raise InvalidAgentError(
                 f"include_contents must be 'default' or 'none', got {include_contents!r}"
             )
+        if mode is not None and mode not in MODES:
+            raise InvalidAgentError(f"mode must be 'chat', 'task' or 'single_turn', got {mode!r}")
         if generate_content_config is not None and generate_content_config.system_instruction:
             raise InvalidAgentError(
                 "put the system instruction in instruction=, not in generate_content_config"
@@ -133,7 +149,9 @@ class LlmAgent(BaseAgent):
         self.output_key = output_key
         self.output_schema = output_schema
         self.input_schema = input_schema
-        self.include_contents = include_contents
+        self.mode = mode
+        self.include_contents = include_contents or ("none" if mode == "single_turn" else "default")
+        self._include_contents_set = include_contents is not None
         self.disallow_transfer_to_parent = disallow_transfer_to_parent
         self.disallow_transfer_to_peers = disallow_transfer_to_peers
         self.generate_content_config = generate_content_config
@@ -146,6 +164,16 @@ class LlmAgent(BaseAgent):
         self.on_tool_error_callback = as_callback_list(on_tool_error_callback)
         self._resolved_model: BaseLlm | None = model if isinstance(model, BaseLlm) else None
         self._frozen = True
+
+    def _adopt_as_workflow_node(self) -> None:
+        """A Workflow took this agent as a node. Like google-adk's copy of it, an agent with
+        no mode and no sub-agents runs single_turn there, and sees only its input unless
+        ``include_contents`` was given. (An agent has one parent, so setting it here is the
+        copy's effect without a second agent of the same name.)"""
+        if self.mode is None and not self.sub_agents:
+            self._set("mode", "single_turn")
+            if not self._include_contents_set:
+                self._set("include_contents", "none")
 
     # -- model ------------------------------------------------------------------------------
     @property

@@ -3,7 +3,8 @@
 The events agents record in a resumable app (``progress.py``) are read back by
 :class:`ResumeLog`. Replaying them in order, an ``agent_state`` of agent X starts a new run of
 X's current sub-agent, so it forgets what X's descendants recorded before (a LoopAgent's next
-iteration runs its sub-agents afresh). What is left says, for each agent on the path where the
+iteration runs its sub-agents afresh); a workflow's record that a node starts forgets what
+that node stored before. What is left says, for each agent on the path where the
 invocation stopped, whether it finished, which sub-agent and iteration it was in, and which
 events it had stored.
 
@@ -22,7 +23,10 @@ from adk_rx.events import Event
 if TYPE_CHECKING:
     from adk_rx.agents.base import BaseAgent
 
-__all__ = ["ResumeLog"]
+__all__ = ["NODE_KEY", "ResumeLog"]
+
+NODE_KEY = "node"
+"""The ``agent_state`` key of a workflow's record of one node run (``adk_rx.workflow``)."""
 
 
 def _subtree(agent: BaseAgent) -> Iterator[BaseAgent]:
@@ -65,15 +69,15 @@ class ResumeLog:
         if author == "user":
             return
         actions = event.actions
-        if actions.agent_state is not None:
-            agent = self._root.find_agent(author)
-            for descendant in _subtree(agent) if agent is not None else ():
-                if descendant is agent:
-                    continue
-                self._ended.discard(descendant.name)
-                self._states.pop(descendant.name, None)
-                self._own.pop(descendant.name, None)
-            self._states[author] = actions.agent_state
+        state = actions.agent_state
+        if state is not None and NODE_KEY in state:
+            # A workflow records its nodes: a node that starts runs afresh (what it stored
+            # in an earlier run is forgotten); the other nodes keep what they stored.
+            if state.get("status") == "running":
+                self._forget(self._root.find_agent(str(state[NODE_KEY])), keep_self=False)
+        elif state is not None:
+            self._forget(self._root.find_agent(author), keep_self=True)
+            self._states[author] = state
         if actions.end_of_agent:
             self._ended.add(author)
         if event.content is not None and event.content.parts and event.error_code is None:
@@ -81,6 +85,14 @@ class ResumeLog:
             for call_id in event.long_running_tool_ids or ():
                 if call_id not in self.answered:
                     self._long_running[call_id] = author
+
+    def _forget(self, agent: BaseAgent | None, *, keep_self: bool) -> None:
+        for descendant in _subtree(agent) if agent is not None else ():
+            if keep_self and descendant is agent:
+                continue
+            self._ended.discard(descendant.name)
+            self._states.pop(descendant.name, None)
+            self._own.pop(descendant.name, None)
 
     def take_ended(self, name: str) -> bool:
         """True (once) when agent ``name`` had finished in the stopped invocation."""

@@ -23,6 +23,7 @@ from adk_rx.rx.bridges import (
     to_iterable,
 )
 from adk_rx.rx.emitter import Emitter, from_emitter
+from adk_rx.rx.expand import expand
 from adk_rx.rx.observe_on_bounded import observe_on_bounded
 from adk_rx.rx.overflow import BufferOverflow, Overflow
 from adk_rx.rx.schedulers import io_scheduler, runtime_loop, set_io_scheduler, timer_scheduler
@@ -39,6 +40,7 @@ __all__ = [
     "SerializedSubject",
     "Watcher",
     "completable",
+    "expand",
     "from_async",
     "from_blocking",
     "from_blocking_iterable",
