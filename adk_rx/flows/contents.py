@@ -139,6 +139,15 @@ def _history(session: Session, agent_name: str, branch: str | None) -> _Converte
     return memo
 
 
+def _answers_own_call(pairs: list[tuple[Event, types.Content]], i: int, agent_name: str) -> bool:
+    """A user's answer to the agent's own (long-running) calls: part of the agent's turn."""
+    responses = pairs[i][0].get_function_responses()
+    if not responses or i == 0 or pairs[i - 1][0].author != agent_name:
+        return False
+    call_ids = {c.id for c in pairs[i - 1][0].get_function_calls()}
+    return all(r.id in call_ids for r in responses)
+
+
 def _answers_previous(pairs: list[tuple[Event, types.Content]], event: Event) -> bool:
     if not pairs:
         return False
@@ -226,7 +235,8 @@ def build_contents(
     if include_contents == "none":
         start = 0
         for i in range(len(pairs) - 1, -1, -1):
-            if pairs[i][0].author != agent_name:
+            event = pairs[i][0]
+            if event.author != agent_name and not _answers_own_call(pairs, i, agent_name):
                 start = i
                 break
         pairs = pairs[start:]

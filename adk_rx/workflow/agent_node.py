@@ -109,7 +109,7 @@ class AgentNode(BaseNode):
                         del events[i]
                         return
 
-            session.events.append(injected)
+            session.events.insert(_input_position(session.events, ctx), injected)
             events = events.pipe(ops.finally_action(remove))
         return events.pipe(ops.map(lambda e: self._answer(ctx, agent, e)))
 
@@ -130,6 +130,16 @@ class AgentNode(BaseNode):
     def _note_text(ctx: Context, event: Event) -> None:
         if _is_answer(event) and event.text():
             ctx.set_message_output(event.text())
+
+
+def _input_position(events: list[Event], ctx: Context) -> int:
+    """Where the input goes: the end, or, in a resumed run, before the node's stored events."""
+    if ctx.invocation_context.resume is not None:
+        for i, event in enumerate(events):
+            info = event.node_info
+            if info is not None and info.path == ctx.node_path and event.author != "user":
+                return i
+    return len(events)
 
 
 def _is_answer(event: Event) -> bool:

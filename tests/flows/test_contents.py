@@ -86,6 +86,20 @@ def test_include_contents_none_keeps_the_last_foreign_turn_rewritten() -> None:
     assert contents(events, include="none") == ["[For context:, [other] said: handover]"]
 
 
+def test_include_contents_none_keeps_the_call_a_user_answer_to_a_long_running_call_answers():
+    events = [
+        said("user", "old"),
+        said("user", "approve 5"),
+        called("agent", "ask_approval", {"amount": 5}, "lr-1"),
+        answered("user", "ask_approval", {"approved": True}, "lr-1"),
+    ]
+    assert contents(events, include="none") == [
+        "approve 5",
+        'FunctionCall(ask_approval, {"amount": 5})',
+        'FunctionResponse(ask_approval, {"approved": true})',
+    ]
+
+
 def test_sibling_branch_with_a_shared_name_prefix_is_not_visible() -> None:
     events = [
         said("user", "hi"),

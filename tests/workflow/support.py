@@ -31,5 +31,7 @@ def start(runner: InMemoryRunner, text: str = "go", session_id: str = "s") -> Ob
 def outputs(events: list[Event]) -> list[tuple[str | None, Any]]:
     """(node path, output) of the events that carry an output."""
     return [
-        (e.node_info.path if e.node_info else None, e.output) for e in events if e.output is not None
+        (e.node_info.path if e.node_info else None, e.output)
+        for e in events
+        if e.output is not None
     ]

@@ -19,7 +19,9 @@ from tests.workflow.support import outputs, runner_for, start
 pytestmark = pytest.mark.timeout(30)
 
 
-def _collect(clock: TestScheduler, workflow: Workflow, until: float) -> tuple[list[Event], list[Any]]:
+def _collect(
+    clock: TestScheduler, workflow: Workflow, until: float
+) -> tuple[list[Event], list[Any]]:
     events: list[Event] = []
     errors: list[Any] = []
     start(runner_for(workflow, clock)).subscribe(events.append, errors.append)
