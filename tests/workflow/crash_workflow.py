@@ -1,8 +1,8 @@
 """A resumable workflow app for the SIGKILL test; run as a module it is the worker killed.
 
 ``python -m tests.workflow.crash_workflow DB_URL LOG`` starts one invocation on a new session
-``s`` of user ``u`` and waits inside node ``b`` (an async node) until it is killed. Every node run appends a
-line to LOG, so the test counts runs across both processes.
+``s`` of user ``u`` and waits inside node ``b`` (an async node) until it is killed. Every
+node run appends a line to LOG, so the test counts runs across both processes.
 """
 
 from __future__ import annotations
