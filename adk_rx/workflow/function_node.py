@@ -38,6 +38,23 @@ def _expects_str(annotation: Any) -> bool:
     return str in typing.get_args(annotation)
 
 
+def _hints(func: Callable[..., Any]) -> dict[str, Any]:
+    """The function's resolvable annotations, one by one (one that names a local class is
+    left out: its parameter is bound without coercion)."""
+    try:
+        return typing.get_type_hints(func)
+    except Exception:
+        pass
+    found: dict[str, Any] = {}
+    namespace = getattr(func, "__globals__", {})
+    for name, annotation in inspect.get_annotations(func).items():
+        try:
+            found[name] = eval(annotation, namespace) if isinstance(annotation, str) else annotation
+        except Exception:
+            continue
+    return found
+
+
 def _content_text(content: types.Content) -> str:
     return "".join(p.text for p in content.parts or () if p.text and not p.thought)
 
@@ -99,10 +116,7 @@ class FunctionNode(BaseNode):
         self.parameter_binding = parameter_binding
         self.state_schema = state_schema
         self._signature = inspect.signature(func)
-        try:
-            hints = typing.get_type_hints(func)
-        except Exception:
-            hints = {}
+        hints = _hints(func)
         self._ctx_param = next(
             (
                 p
