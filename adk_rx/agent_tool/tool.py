@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from adk_rx.context import ToolContext
     from adk_rx.sessions import Session
 
-__all__ = ["AgentTool"]
+__all__ = ["AGENT_TOOL", "AgentTool", "streamed_event"]
 
 
 def _input_schema(agent: BaseAgent) -> Any:
@@ -45,6 +45,23 @@ def _input_schema(agent: BaseAgent) -> Any:
     return None
 
 
+AGENT_TOOL = "agent_tool"
+"""The ``custom_metadata`` key of a child run's event streamed to the caller."""
+
+
+def streamed_event(event: Event, tool_context: ToolContext, agent_name: str) -> Event:
+    """A child run's event as the caller's subscriber sees it: partial, in the caller's
+    invocation and branch, tagged with the call it belongs to."""
+    caller = tool_context.invocation_context
+    tag = {AGENT_TOOL: {"call_id": tool_context.function_call_id, "agent": agent_name}}
+    return event.replace(
+        partial=True,
+        invocation_id=caller.invocation_id,
+        branch=caller.branch,
+        custom_metadata={**(event.custom_metadata or {}), **tag},
+    )
+
+
 class AgentTool(BaseTool):
     """Runs ``agent`` as a tool, as a child run of the caller's invocation.
 
@@ -52,20 +69,33 @@ class AgentTool(BaseTool):
     ``{"result": <final text>}`` (the validated value for an agent with an ``output_schema``;
     ``{}`` when the agent said nothing). The child run has a private in-memory session seeded
     with the caller's state, and uses the caller's artifacts (those of the caller's session),
-    memory service, schedulers and, with ``include_plugins``, plugins. Its events are not
-    streamed to the caller; its state writes reach the caller's state, its token usage is
-    added to the caller's function-response event, and disposing (or a deadline of) the
-    caller's run cancels it.
+    memory service, schedulers and, with ``include_plugins``, plugins. Its state writes reach
+    the caller's state, its token usage is added to the caller's function-response event, and
+    disposing (or a deadline of) the caller's run cancels it.
+
+    With ``stream_events``, every event of the child run reaches the caller's subscriber as
+    it happens: as a partial event (never stored in the caller's session) authored by the
+    child's agent, in the caller's invocation and branch, with
+    ``custom_metadata["agent_tool"] = {"call_id": <the call's id>, "agent": <agent name>}``::
+
+        caller:  --call(helper)----------------------------response--final|
+        child:              --h1(partial)--h2--h3(final)|
+        stream:  --call-----h1*----------h2*--h3*--------response--final|   (* partial)
 
     Args:
         agent: the agent to run (it must not belong to another agent tree).
         skip_summarization: make the tool's response final, so the caller's model is not
             called again to summarise it.
         include_plugins: let the caller's plugins see the child run's model and tool calls.
+        stream_events: forward the child run's events to the caller's subscriber.
     """
 
     def __init__(
-        self, agent: BaseAgent, skip_summarization: bool = False, include_plugins: bool = True
+        self,
+        agent: BaseAgent,
+        skip_summarization: bool = False,
+        include_plugins: bool = True,
+        stream_events: bool = False,
     ) -> None:
         if not isinstance(agent, BaseAgent):
             raise ConfigurationError(f"AgentTool needs an agent, got {agent!r}")
@@ -84,6 +114,8 @@ class AgentTool(BaseTool):
         self.agent = agent
         self.skip_summarization = skip_summarization
         self.include_plugins = include_plugins
+        self.stream_events = stream_events
+        self.reports_progress = stream_events  # the child's events ride on the progress sink
 
     def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
         """Runs the agent as a child run; emits ``{"result": text}``."""
@@ -137,6 +169,8 @@ class AgentTool(BaseTool):
             seen.extend([*resumed[0], Event(author="user", content=message)])
 
         def on_event(event: Event) -> None:
+            if self.stream_events:
+                tool_context.report_progress(streamed_event(event, tool_context, self.agent.name))
             for key, value in event.actions.state_delta.items():
                 tool_context.state[key] = value
             if not event.partial:

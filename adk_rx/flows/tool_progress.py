@@ -8,6 +8,9 @@ stored) whose ``custom_metadata["tool_progress"]`` is
     tool:        --p1----p2------r|
     calls:       --P1----P2------(response event)|
 
+A report that is itself a partial :class:`Event` (an AgentTool streaming its child run's
+events) is emitted as it is.
+
 The calls' stream carries the reports through :func:`adk_rx.rx.with_sink`: reports from tools
 on other threads are serialized with the step's own events; a report after the calls
 answered, or after disposal, is dropped.
@@ -59,6 +62,9 @@ def connect_progress(
     call_id = tool_context.function_call_id
 
     def report(value: Any) -> None:
-        sink(progress_event(agent, ctx, call_id, tool, value))
+        if isinstance(value, Event) and value.partial:
+            sink(value)  # a child run's event, forwarded as it is (AgentTool(stream_events=True))
+        else:
+            sink(progress_event(agent, ctx, call_id, tool, value))
 
     tool_context.progress_sink = report
