@@ -53,7 +53,13 @@ def streamed_event(event: Event, tool_context: ToolContext, agent_name: str) -> 
     """A child run's event as the caller's subscriber sees it: partial, in the caller's
     invocation and branch, tagged with the call it belongs to."""
     caller = tool_context.invocation_context
-    tag = {AGENT_TOOL: {"call_id": tool_context.function_call_id, "agent": agent_name}}
+    tag = {
+        AGENT_TOOL: {
+            "call_id": tool_context.function_call_id,
+            "agent": agent_name,
+            "partial": bool(event.partial),  # a streamed chunk of the child's (not its whole)
+        }
+    }
     return event.replace(
         partial=True,
         invocation_id=caller.invocation_id,
@@ -76,7 +82,8 @@ class AgentTool(BaseTool):
     With ``stream_events``, every event of the child run reaches the caller's subscriber as
     it happens: as a partial event (never stored in the caller's session) authored by the
     child's agent, in the caller's invocation and branch, with
-    ``custom_metadata["agent_tool"] = {"call_id": <the call's id>, "agent": <agent name>}``::
+    ``custom_metadata["agent_tool"] = {"call_id": <the call's id>, "agent": <agent name>,
+    "partial": <whether the child's event was a streamed chunk>}``::
 
         caller:  --call(helper)----------------------------response--final|
         child:              --h1(partial)--h2--h3(final)|

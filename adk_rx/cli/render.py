@@ -2,9 +2,11 @@
 
 The console renderer gives each kind of event its own line, so a turn reads top to bottom:
 streamed text as it arrives (the final event's text is not printed twice), tool calls
-(``→``), tool results (``←``), state changes, transfers, artifacts, confirmation requests,
+(``→``), tool results (``←``), workflow node outputs (``◆``) and routes, state changes, transfers, artifacts, confirmation requests,
 errors, the sources of a grounded answer (``[1] title <uri>``), and a dim summary line per
-turn (model calls, tool calls, token usage, time).
+turn (model calls, tool calls, token usage, time). The events of an agent run as a tool with
+``stream_events`` (``custom_metadata["agent_tool"]``) are shown the same way, indented under
+the caller's tool line (``│``).
 """
 
 from __future__ import annotations
@@ -49,6 +51,12 @@ def _args(args: Mapping[str, Any] | None) -> str:
     )
 
 
+def _node(event: Event) -> str:
+    """The node an event comes from (the last segment of its path, without the run)."""
+    path = event.node_info.path if event.node_info is not None else None
+    return path.rsplit("/", 1)[-1].split("@", 1)[0] if path else event.author
+
+
 class JsonlRenderer:
     """One Event JSON per line on stdout; everything else on stderr."""
 
@@ -78,6 +86,10 @@ class ConsoleRenderer:
         self.err = err or Console(stderr=True, highlight=False, soft_wrap=True)
         self._streaming: str | None = None  # the author whose text is being streamed
         self._streamed = ""
+        self._indent = ""  # "    │ " while a child run's event (AgentTool) is shown
+
+    def _print(self, text: Text, end: str = "\n") -> None:
+        self.console.print(Text(self._indent, style="dim") + text, end=end)
 
     # -- text -------------------------------------------------------------------------------
     def _label(self, author: str) -> Text:
@@ -94,14 +106,14 @@ class ConsoleRenderer:
         if isinstance(progress, Mapping):
             self._end_stream()
             line = f"  … {progress.get('name')}: {_short(progress.get('progress'))}"
-            self.console.print(Text(line, style="dim"))
+            self._print(Text(line, style="dim"))
             return
         text = event.text()
         if not text:
             return
         if self._streaming != event.author:
             self._end_stream()
-            self.console.print(self._label(event.author), end="")
+            self._print(self._label(event.author), end="")
             self._streaming = event.author
         self.console.print(Text(text), end="")
         self._streamed += text
@@ -116,21 +128,31 @@ class ConsoleRenderer:
             return
         self._end_stream()
         if text:
-            self.console.print(self._label(event.author) + Text(text))
+            self._print(self._label(event.author) + Text(text))
 
     # -- one event --------------------------------------------------------------------------
     def event(self, event: Event) -> None:
+        tag = (event.custom_metadata or {}).get("agent_tool")
+        if isinstance(tag, Mapping) and not self._indent:
+            self._indent = "    │ "
+            try:
+                self.event(event.replace(partial=bool(tag.get("partial"))))
+            finally:
+                self._indent = ""
+            return
         if event.partial:
             self._partial(event)
             return
         self._text(event)
+        if event.output is not None:
+            self._print(Text(f"◆ {_node(event)}: {_short(event.output)}", style="green"))
         for number, (title, uri) in enumerate(grounding_sources(event.grounding_metadata), 1):
-            self.console.print(Text(f"  [{number}] {title} <{uri}>", style="dim cyan"))
+            self._print(Text(f"  [{number}] {title} <{uri}>", style="dim cyan"))
         for part in (event.content.parts or []) if event.content else []:
             self._part(event, part)
         self._actions(event)
         if event.error_code:
-            self.console.print(
+            self._print(
                 Text(
                     f"✗ {event.author}: {event.error_code} {event.error_message or ''}",
                     style="bold red",
@@ -142,7 +164,7 @@ class ConsoleRenderer:
         if call is not None and call.name == CONFIRMATION_FUNCTION:
             original = (call.args or {}).get("originalFunctionCall") or {}
             hint = ((call.args or {}).get("toolConfirmation") or {}).get("hint", "")
-            self.console.print(
+            self._print(
                 Text(
                     f"? {event.author} asks to confirm {original.get('name', '?')}"
                     f"({_args(original.get('args'))}): {hint}",
@@ -150,28 +172,28 @@ class ConsoleRenderer:
                 )
             )
         elif call is not None:
-            self.console.print(
+            self._print(
                 Text(f"→ {event.author} calls {call.name}({_args(call.args)})", style="cyan")
             )
         elif response is not None and response.name != CONFIRMATION_FUNCTION:
             body = response.response or {}
             failed = isinstance(body, Mapping) and "error" in body
-            self.console.print(
+            self._print(
                 Text(f"← {response.name}: {_short(body)}", style="red" if failed else "green")
             )
 
     def _actions(self, event: Event) -> None:
         actions = event.actions
         for key, value in actions.state_delta.items():
-            self.console.print(Text(f"  state {key} = {_short(value)}", style="yellow"))
+            self._print(Text(f"  state {key} = {_short(value)}", style="yellow"))
         for name, version in actions.artifact_delta.items():
-            self.console.print(Text(f"  artifact {name} (version {version})", style="magenta"))
+            self._print(Text(f"  artifact {name} (version {version})", style="magenta"))
         if actions.transfer_to_agent:
-            self.console.print(
-                Text(f"⇢ transfer to {actions.transfer_to_agent}", style="bold magenta")
-            )
+            self._print(Text(f"⇢ transfer to {actions.transfer_to_agent}", style="bold magenta"))
+        if actions.route is not None:
+            self._print(Text(f"  route {_short(actions.route)}", style="magenta"))
         if actions.escalate:
-            self.console.print(Text(f"⇡ {event.author} escalates", style="magenta"))
+            self._print(Text(f"⇡ {event.author} escalates", style="magenta"))
 
     # -- turn -------------------------------------------------------------------------------
     def turn_end(self, summary: TurnSummary) -> None:

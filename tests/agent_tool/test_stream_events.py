@@ -40,7 +40,7 @@ def test_the_child_events_reach_the_caller_between_its_call_and_its_response() -
     assert all(e.partial for e in streamed)
     assert {e.invocation_id for e in streamed} == {events[0].invocation_id}
     assert [e.custom_metadata["agent_tool"] for e in streamed] == [  # type: ignore[index]
-        {"call_id": "c-1", "agent": "helper"}
+        {"call_id": "c-1", "agent": "helper", "partial": False}
     ] * 3
     kinds = [
         "call" if e.get_function_calls() else "response" if e.get_function_responses() else e.text()
@@ -75,8 +75,14 @@ def test_the_childs_partial_chunks_are_streamed_as_they_come() -> None:
 
     events = harness.turn(run_config=RunConfig(streaming_mode=StreamingMode.SSE))
 
-    chunks = [e.text() for e in events if e.author == "helper"]
-    assert chunks == ["Par", "is: ", "21", "Paris: 21"]
+    chunks = [e for e in events if e.author == "helper"]
+    assert [e.text() for e in chunks] == ["Par", "is: ", "21", "Paris: 21"]
+    assert [e.custom_metadata["agent_tool"]["partial"] for e in chunks] == [  # type: ignore[index]
+        True,
+        True,
+        True,
+        False,
+    ]
 
 
 def test_child_events_arrive_while_the_child_still_runs() -> None:
