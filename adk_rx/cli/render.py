@@ -2,9 +2,10 @@
 
 The console renderer gives each kind of event its own line, so a turn reads top to bottom:
 streamed text as it arrives (the final event's text is not printed twice), tool calls
-(``→``), tool results (``←``), workflow node outputs (``◆``) and routes, state changes, transfers, artifacts, confirmation requests,
-errors, the sources of a grounded answer (``[1] title <uri>``), and a dim summary line per
-turn (model calls, tool calls, token usage, time). The events of an agent run as a tool with
+(``→``), tool results (``←``), workflow node outputs (``◆``) and routes, state changes,
+transfers, artifacts, confirmation requests, errors, the sources of a grounded answer
+(``[1] title <uri>``), and a dim summary line per turn (model calls, tool calls, token usage,
+time). The events of an agent run as a tool with
 ``stream_events`` (``custom_metadata["agent_tool"]``) are shown the same way, indented under
 the caller's tool line (``│``).
 """
