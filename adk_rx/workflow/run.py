@@ -15,7 +15,10 @@ no more starts than that::
 
 Disposing the subscription disposes every node run in flight and starts no other. In a
 resumable app each start and end is also recorded (``progress.py``), and a resumed run plays
-the recorded ends back instead of running those nodes again.
+the recorded ends back instead of running those nodes again. When the run streams
+(``StreamingMode.SSE``), each node start and end is also announced by a partial event (never
+stored) with ``custom_metadata["workflow_node"] = {"status": "running" | "done"}``, so a UI
+can show which nodes run now.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from reactivex.scheduler import TimeoutScheduler
 from adk_rx.context import InvocationContext
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event, NodeInfo
+from adk_rx.run_config import StreamingMode
 from adk_rx.rx import expand
 from adk_rx.workflow.build import build_node
 from adk_rx.workflow.context import Context, Done
@@ -41,7 +45,10 @@ from adk_rx.workflow.schedule import Schedule, Start
 if TYPE_CHECKING:
     from adk_rx.workflow.workflow import Workflow
 
-__all__ = ["GraphRun"]
+__all__ = ["WORKFLOW_NODE", "GraphRun"]
+
+WORKFLOW_NODE = "workflow_node"
+"""The ``custom_metadata`` key of a streamed node start or end."""
 
 _EMPTY: Observable[Any] = rx.empty()
 
@@ -62,6 +69,7 @@ class GraphRun:
         timer = ctx.services.timer_scheduler or TimeoutScheduler.singleton()
         self.nodes = NodeRun(workflow.name, ctx, timer, self._stopped.is_set, self._run_dynamic)
         self.resumable = ctx.services.is_resumable
+        self.streaming = ctx.run_config.streaming_mode is not StreamingMode.NONE
 
     def events(self) -> Observable[Event]:
         """The cold-at-subscribe stream of the graph's events."""
@@ -93,10 +101,12 @@ class GraphRun:
         path = f"{self.path}/{start.name}@{start.run_id}"
         terminal = (self.path,) if start.name in graph.terminal_names else ()
         run = self.nodes.run(node, start.run_id, path, start.input, start.branch, terminal)
-        if not self.resumable:
-            return run
-        record = start_record(self.ctx, self.workflow.name, self.path, start)
-        return rx.concat(rx.just(record), run)
+        before: list[Event] = []
+        if self.resumable:
+            before.append(start_record(self.ctx, self.workflow.name, self.path, start))
+        if self.streaming:
+            before.append(self._marker(path, start.branch, "running"))
+        return rx.concat(rx.from_iterable(before), run) if before else run
 
     def _end(self, done: Done) -> Observable[Any]:
         if done.waiting:
@@ -106,7 +116,21 @@ class GraphRun:
         starts: list[Any] = list(self.schedule.ready())
         if self.resumable:
             starts.insert(0, end_record(self.ctx, self.workflow.name, self.path, done))
+        if self.streaming:
+            status = "waiting" if done.waiting else "done"
+            starts.insert(0, self._marker(done.path, done.branch, status))
         return rx.from_iterable(starts) if starts else _EMPTY
+
+    def _marker(self, path: str, branch: str | None, status: str) -> Event:
+        """The partial event announcing a node run's start or end to a streaming client."""
+        return Event(
+            author=self.workflow.name,
+            invocation_id=self.ctx.invocation_id,
+            branch=branch,
+            partial=True,
+            node_info=NodeInfo(path=path),
+            custom_metadata={WORKFLOW_NODE: {"status": status}},
+        )
 
     def _finish(self) -> Observable[Event]:
         outputs = self.schedule.terminal_outputs()

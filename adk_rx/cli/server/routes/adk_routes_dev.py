@@ -3,8 +3,8 @@ builder its UI asks for.
 
 * ``build_graph``: the agent tree (see :mod:`.agent_graph`), with the app's README.md;
   ``build_graph_image?dark_mode=&node=`` and ``graph``: Graphviz DOT source;
-  ``users/{user}/sessions/{sid}/events/{event_id}/graph``: the same with the event's author
-  and the tools it called highlighted;
+  ``users/{user}/sessions/{sid}/events/{event_id}/graph``: the same with the event's author,
+  the tools it called and the workflow node it comes from highlighted;
 * ``debug/trace/session/{sid}``: the session's spans: the OpenTelemetry spans the server
   keeps (see :mod:`adk_rx.cli.server.traces.span_view`), and spans derived from events
   (see :mod:`adk_rx.cli.server.traces.trace_view`) for runs it holds none of;
@@ -95,6 +95,8 @@ async def event_graph(request: Request) -> Response:
     if event is None:
         return json_response({})
     names = {event.author}
+    if event.node_info is not None and event.node_info.path:  # the workflow node it comes from
+        names.add(event.node_info.path.rsplit("/", 1)[-1].split("@", 1)[0])
     names |= {c.name or "" for c in event.get_function_calls()}
     names |= {r.name or "" for r in event.get_function_responses()}
     dot = dot_source(runner.agent, dark_mode=_dark(request), highlight=frozenset(names))
