@@ -8,6 +8,8 @@
 * A function response that arrives later than its call (long-running tools) is moved next
   to its call, merged with earlier responses to the same call.
 * ``include_contents="none"`` keeps only the current turn.
+* A delegated run (a sub-agent in ``single_turn`` or ``task`` mode) and its caller do not see
+  each other's conversation (``delegated.py``).
 
 Converted history is memoised on the session (shared by the views of one stored session),
 so a turn on a long session converts only the events added since the previous turn.
@@ -21,6 +23,7 @@ from google.genai import types
 
 from adk_rx.compaction.contents import apply_compactions
 from adk_rx.events import CONFIRMATION_FUNCTION, Event
+from adk_rx.flows.delegated import DelegatedView
 from adk_rx.sessions.session import Session
 
 __all__ = ["CONFIRMATION_FUNCTION", "build_contents", "is_in_branch"]
@@ -94,7 +97,7 @@ def _for_context(event: Event) -> types.Content:
 class _Converted:
     """Memo entry: the kept (event, content) pairs of the first ``count`` events."""
 
-    __slots__ = ("compactions", "count", "last_id", "needs_pairing", "pairs")
+    __slots__ = ("compactions", "count", "last_id", "needs_pairing", "pairs", "view")
 
     def __init__(self) -> None:
         self.count = 0
@@ -102,6 +105,17 @@ class _Converted:
         self.pairs: list[tuple[Event, types.Content]] = []
         self.needs_pairing = False
         self.compactions: list[Event] = []
+        self.view: DelegatedView | None = None  # made at the first delegated event
+
+    def sees(self, event: Event, branch: str | None) -> bool:
+        """False for an event of a delegation the viewer is not part of (or, inside one,
+        for the conversation around it)."""
+        view = self.view
+        if view is None:
+            if not (event.branch and "@" in event.branch) and not (branch and "@" in branch):
+                return True  # no delegation so far: nothing to decide (the common case)
+            view = self.view = DelegatedView(branch)
+        return view.visible(event)
 
 
 def _convert(event: Event, agent_name: str, branch: str | None) -> types.Content | None:
@@ -127,6 +141,8 @@ def _history(session: Session, agent_name: str, branch: str | None) -> _Converte
     for event in events[memo.count :]:
         if event.actions.compaction is not None:
             memo.compactions.append(event)
+            continue
+        if not memo.sees(event, branch):
             continue
         content = _convert(event, agent_name, branch)
         if content is not None:

@@ -1,8 +1,8 @@
 """An agent as a workflow node: its input, its events, its output.
 
 * An LlmAgent node (single_turn, the default in a workflow) sees the node's input as the
-  user's message of its turn: like google-adk, the input is put in the invocation's session
-  view as a user event of the node's branch for the length of the run, and never stored.
+  user's message of its turn (``adk_rx.agents.request_input``: a user event of the node's
+  branch in the session view while the run goes on, never stored).
   Its final answer is the node's output: the event keeps the text as content and is marked
   ``node_info.message_as_output`` (with an ``output_schema``, ``Event.output`` holds the
   parsed value).
@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.agents.llm import LlmAgent
+from adk_rx.agents.request_input import to_user_content, with_request
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event, NodeInfo
 from adk_rx.workflow.call import NodeCall
@@ -32,21 +32,7 @@ from adk_rx.workflow.items import items_of
 from adk_rx.workflow.nodes import BaseNode
 from adk_rx.workflow.retry import RetryConfig
 
-__all__ = ["AgentNode", "to_user_content"]
-
-
-def to_user_content(value: Any) -> types.Content:
-    """The user message an agent node sees for its input."""
-    if isinstance(value, types.Content):
-        return types.Content(role="user", parts=value.parts)
-    if isinstance(value, str):
-        text = value
-    else:
-        try:
-            text = json.dumps(value, default=str)
-        except (TypeError, ValueError):
-            text = str(value)
-    return types.Content(role="user", parts=[types.Part(text=text)])
+__all__ = ["AgentNode"]
 
 
 class AgentNode(BaseNode):
@@ -93,24 +79,16 @@ class AgentNode(BaseNode):
                 return events
             return events.pipe(ops.do_action(lambda e: self._note_text(ctx, e)))
         if agent.mode == "single_turn" and node_input is not None:
-            injected = Event(
+            request = Event(
                 author="user",
                 invocation_id=invocation.invocation_id,
                 content=to_user_content(node_input),
                 branch=invocation.branch,
                 node_info=NodeInfo(path=ctx.node_path),
             )
-            session = invocation.session
-
-            def remove() -> None:
-                events = session.events
-                for i in range(len(events) - 1, -1, -1):
-                    if events[i] is injected:
-                        del events[i]
-                        return
-
-            session.events.insert(_input_position(session.events, ctx), injected)
-            events = events.pipe(ops.finally_action(remove))
+            events = with_request(
+                events, invocation.session, request, lambda found: _input_position(found, ctx)
+            )
         return events.pipe(ops.map(lambda e: self._answer(ctx, agent, e)))
 
     def _answer(self, ctx: Context, agent: LlmAgent, event: Event) -> Event:
