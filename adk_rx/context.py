@@ -32,6 +32,7 @@ from adk_rx.state import State
 
 if TYPE_CHECKING:
     from adk_rx.agents.base import BaseAgent
+    from adk_rx.agents.call import NodeCall
     from adk_rx.artifacts.base import BaseArtifactService
     from adk_rx.live.queue import LiveRequestQueue
     from adk_rx.memory.base import BaseMemoryService, SearchMemoryResponse
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from adk_rx.sessions.base import BaseSessionService
     from adk_rx.sessions.session import Session
     from adk_rx.telemetry.spans import TraceScope
-    from adk_rx.workflow.call import NodeCall
 
 __all__ = [
     "ActionsBuilder",

@@ -11,6 +11,8 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.agents.base import BaseAgent
+from adk_rx.agents.delegation import DelegatedAgentTool, task_turn
+from adk_rx.agents.finish_task import FinishTaskTool
 from adk_rx.agents.structured_output import structured_flow
 from adk_rx.callbacks import as_callback_list
 from adk_rx.context import InvocationContext
@@ -41,6 +43,12 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["LlmAgent"]
+
+
+def _delegated(agent: BaseAgent) -> bool:
+    """A sub-agent called as a tool (single_turn or task mode), not transferred to."""
+    return getattr(agent, "mode", None) in ("single_turn", "task")
+
 
 Instruction = str | Callable[..., Any]
 
@@ -207,7 +215,21 @@ class LlmAgent(BaseAgent):
             tools.append(transfer_to_agent)
         if uses_response_tool(self):
             tools.append(self._response_tool())
+        tools.extend(self._delegation_tools())
         return tools
+
+    def _delegation_tools(self) -> list[BaseTool]:
+        """finish_task for a task agent; a tool per single_turn or task sub-agent."""
+        built: list[BaseTool] | None = self.__dict__.get("_delegations")
+        if built is None:
+            built = [FinishTaskTool(self)] if self.mode == "task" else []
+            built += [
+                DelegatedAgentTool(sub)
+                for sub in self.sub_agents
+                if isinstance(sub, LlmAgent) and sub.mode in ("single_turn", "task")
+            ]
+            object.__setattr__(self, "_delegations", built)
+        return built
 
     def _response_tool(self) -> BaseTool:
         tool = self.__dict__.get("_set_model_response")
@@ -223,13 +245,15 @@ class LlmAgent(BaseAgent):
     # -- rules of the agent tree --------------------------------------------------------------
     def transfer_targets(self) -> list[BaseAgent]:
         """Sub-agents, plus the parent and peers when this agent may transfer to them."""
-        targets: list[BaseAgent] = list(self.sub_agents)
+        targets: list[BaseAgent] = [s for s in self.sub_agents if not _delegated(s)]
         parent = self.parent_agent
         if isinstance(parent, LlmAgent):
             if not self.disallow_transfer_to_parent:
                 targets.append(parent)
             if not self.disallow_transfer_to_peers:
-                targets.extend(peer for peer in parent.sub_agents if peer is not self)
+                targets.extend(
+                    peer for peer in parent.sub_agents if peer is not self and not _delegated(peer)
+                )
         return targets
 
     def canonical_global_instruction(self) -> Instruction:
@@ -240,13 +264,22 @@ class LlmAgent(BaseAgent):
     def may_take_next_turn(self) -> bool:
         """Every agent from this one up to the root is an LlmAgent that may transfer to its
         parent: so a workflow root (Sequential, Loop, Parallel) always takes turns itself."""
-        if self.disallow_transfer_to_parent:
+        if self.disallow_transfer_to_parent or self.mode == "single_turn":
             return False
         parent = self.parent_agent
         return parent is None or parent.may_take_next_turn()
 
     # -- running ----------------------------------------------------------------------------
     def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        call = ctx.node_call
+        if self.mode == "task" and (call is None or call.agent is not self):
+            turn = task_turn(self, ctx)  # the user answers this agent's open task
+            if turn is not None:
+                return turn
+        return self._steps(ctx)
+
+    def _steps(self, ctx: InvocationContext) -> Observable[Event]:
+        """The agent's own steps (a structured answer, a resumed or a fresh step loop)."""
         if self.output_schema is not None:
             return structured_flow(self, ctx)
         flow = None

@@ -8,8 +8,8 @@ stored) whose ``custom_metadata["tool_progress"]`` is
     tool:        --p1----p2------r|
     calls:       --P1----P2------(response event)|
 
-A report that is itself a partial :class:`Event` (an AgentTool streaming its child run's
-events) is emitted as it is.
+A report that is itself an :class:`Event` is emitted as it is: an AgentTool streaming its
+child run's events (partial ones), a delegated sub-agent's events (stored like any other).
 
 The calls' stream carries the reports through :func:`adk_rx.rx.with_sink`: reports from tools
 on other threads are serialized with the step's own events; a report after the calls
@@ -62,8 +62,10 @@ def connect_progress(
     call_id = tool_context.function_call_id
 
     def report(value: Any) -> None:
-        if isinstance(value, Event) and value.partial:
-            sink(value)  # a child run's event, forwarded as it is (AgentTool(stream_events=True))
+        if isinstance(value, Event):
+            # a child run's event, forwarded as it is: a streaming AgentTool's (partial), a
+            # delegated sub-agent's (stored, as any event of the invocation)
+            sink(value)
         else:
             sink(progress_event(agent, ctx, call_id, tool, value))
 

@@ -22,11 +22,11 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.agents.base import BaseAgent
+from adk_rx.agents.call import NodeCall
 from adk_rx.agents.llm import LlmAgent
 from adk_rx.agents.request_input import to_user_content, with_request
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event, NodeInfo
-from adk_rx.workflow.call import NodeCall
 from adk_rx.workflow.context import Context
 from adk_rx.workflow.items import items_of
 from adk_rx.workflow.nodes import BaseNode
