@@ -12,7 +12,8 @@ Workloads: a simple turn (create a session, one text reply); a tool turn (the mo
 ``add``, then answers); the same tool turn with a tool that says it never blocks (adk_rx runs
 it inline; google-adk's turn is its ordinary tool turn); time to the first event of a simple
 turn; SSE events per second (1,000 pre-built chunks and the aggregate); 1,000 concurrent
-invocations whose model waits 50 ms on one asyncio loop.
+invocations whose model waits 50 ms on one asyncio loop; a graph workflow of 20 no-op
+function nodes fanned out from START into a join (``workflow_graph.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 from google.genai import types
 from reactivex import Observable
+from workflow_graph import gadk_graph, rx_graph  # beside this script (run as a script)
 
 from adk_rx import InMemorySessionService, LlmAgent, RunConfig, Runner, StreamingMode
 from adk_rx.models import LlmRequest, LlmResponse
@@ -315,6 +317,7 @@ def _gadk() -> Any:
         "first_event": first_event,
         "sse": sse,
         "concurrent": concurrent,
+        "graph": gadk_graph,
     }
 
 
@@ -337,6 +340,7 @@ def main() -> None:
             False,
             "<= 0.25 s",
         ),
+        ("20-node fan-out/join graph, us", "graph", rx_graph, False, ">= 10x"),
     ]
     other = _gadk()
     if other is None:

@@ -12,7 +12,10 @@ item that a projected Observable emits while the operator is already projecting 
 and projected by the same loop, so a long chain of synchronous steps (a graph loop that
 runs a thousand times) never deepens the stack, and ``project`` is never called by two
 threads at once (it may keep plain state without a lock). Items reach the observer
-serialized, as merge's do.
+serialized, as merge's do. A projected Observable whose items are already here (an
+``adk_rx.rx.single`` / ``maybe`` / ``completable``, the engine's synchronous Observables) is
+not subscribed: its items are taken as they are, so a step of plain calls costs no
+subscription.
 
 Marble diagram (``project(n)`` emits ``n-1`` while n > 0)::
 
@@ -34,6 +37,8 @@ from typing import Generic, TypeVar
 
 from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, Disposable, SingleAssignmentDisposable
+
+from adk_rx.rx._engine.sync import SyncObservable
 
 __all__ = ["expand"]
 
@@ -59,6 +64,13 @@ def expand(
         return Observable(subscribe)
 
     return operator
+
+
+def _items_now(source: Observable[T]) -> Callable[[], tuple[T, ...]] | None:
+    """How to take the items of an Observable whose items are already here, else None."""
+    if not isinstance(source, SyncObservable):
+        return None
+    return getattr(source, "now", None) or getattr(source, "items_now", None)
 
 
 class _Expansion(Generic[T]):
@@ -134,14 +146,27 @@ class _Expansion(Generic[T]):
                         self._done = True
                     break
                 item = self._pending.popleft()
-                self._active += 1
             try:
                 projected = self._project(item)
-            except Exception as exc:
+                now = _items_now(projected)
+                values = now() if now is not None else None
+            except Exception as exc:  # a failing project errors the stream
                 with self._lock:
                     self._draining = False
                 self._on_error(exc)
                 return
+            if values is not None:  # already here: taken without a subscription
+                with self._lock:
+                    if self._done:
+                        continue
+                    for value in values:
+                        if self._done:
+                            break  # disposed from inside on_next
+                        self._observer.on_next(value)
+                        self._pending.append(value)
+                continue
+            with self._lock:
+                self._active += 1
             inner = SingleAssignmentDisposable()
             self._group.add(inner)
             inner.disposable = projected.subscribe(

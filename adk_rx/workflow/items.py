@@ -22,13 +22,24 @@ from reactivex import operators as ops
 
 from adk_rx.rx import from_async
 
-__all__ = ["items_of"]
+__all__ = ["is_lazy", "items_of"]
 
 
 def _pulled(generator: Generator[Any, Any, Any]) -> Observable[Any]:
     # Stock from_iterable pulls one item per trampoline step and stops when disposed; the
     # generator is closed when the subscription ends either way.
     return rx.from_iterable(generator).pipe(ops.finally_action(generator.close))
+
+
+def is_lazy(result: Any) -> bool:
+    """True when a call's result yields its items later (an Observable, a generator, a
+    coroutine or an async generator), False for a plain value."""
+    return (
+        isinstance(result, Observable)
+        or inspect.isgenerator(result)
+        or inspect.isawaitable(result)
+        or inspect.isasyncgen(result)
+    )
 
 
 def items_of(call: Callable[[], Any]) -> Observable[Any]:

@@ -32,10 +32,12 @@ from reactivex import operators as ops
 
 from adk_rx.context import InvocationContext
 from adk_rx.errors import NodeTimeoutError
-from adk_rx.events import Event, EventActions, NodeInfo
+from adk_rx.events import EMPTY_ACTIONS, Event, EventActions, NodeInfo
 from adk_rx.resumability.progress import PendingCalls
 from adk_rx.rx import with_sink
+from adk_rx.rx._engine import sync
 from adk_rx.workflow.context import Context, Done
+from adk_rx.workflow.items import is_lazy, items_of
 from adk_rx.workflow.nodes import BaseNode
 from adk_rx.workflow.retry import retry_delay, should_retry
 
@@ -57,22 +59,12 @@ class Passed:
         self.event = event
 
 
-def _to_event(ctx: Context, item: Any) -> Event | None:
-    """google-adk's normalization of what a node yields, with pending state writes attached."""
-    delta = ctx.take_delta() if ctx.actions.state_delta else None
-    if item is None:
-        return Event(actions=EventActions(state_delta=delta)) if delta else None
-    if isinstance(item, Event):
-        if delta:
-            merged = {**item.actions.state_delta, **delta}
-            item = item.replace(actions=item.actions.replace(state_delta=merged))
-        return item
-    actions = EventActions(state_delta=delta) if delta else EventActions()
-    if isinstance(item, types.Content):
-        return Event(content=item, actions=actions)
-    if isinstance(item, BaseModel):
-        item = item.model_dump()
-    return Event(output=item, actions=actions)
+def _with_delta(ctx: Context, event: Event) -> Event:
+    """An event a node yielded, with the state writes not yet carried attached."""
+    if not ctx.actions.state_delta:
+        return event
+    merged = {**event.actions.state_delta, **ctx.take_delta()}
+    return event.replace(actions=event.actions.replace(state_delta=merged))
 
 
 class NodeRun:
@@ -100,7 +92,7 @@ class NodeRun:
         self.stopped = stopped
         self.dynamic = dynamic
 
-    def run(
+    def start(
         self,
         node: BaseNode,
         run_id: str,
@@ -109,10 +101,49 @@ class NodeRun:
         branch: str | None,
         output_for: tuple[str, ...] = (),
     ) -> Observable[Any]:
+        """:meth:`run`, started now: a node whose code answers with a plain value (a plain
+        function, a join) runs here, as plain calls, and its events and end are returned as
+        items already here; anything else is the Rx run of :meth:`run`."""
+        ictx = self.ctx if branch == self.ctx.branch else self.ctx.copy(branch=branch)
+        plain = node.timeout is None and node.retry_config is None
+        if not plain or type(node).run is not BaseNode.run or self.stopped() or ictx.cancelled:
+            return self.run(node, run_id, path, node_input, branch, output_for)
+        ctx = Context(ictx, node=node, node_path=path, run_id=run_id, dynamic=self.dynamic)
+        try:
+            result = node._run_impl(ctx=ctx, node_input=node_input)  # pyright: ignore[reportPrivateUsage]
+            if is_lazy(result):  # a generator, a coroutine, an Observable: the Rx run
+                first = (ctx, items_of(lambda: result))
+                return self.run(node, run_id, path, node_input, branch, output_for, first)
+            events = [e for e in (self._stamp(ctx, result, output_for),) if e is not None]
+            flushed = self._flushed(ctx, output_for)
+            if flushed is not None:
+                events.append(flushed)
+        except Exception as exc:  # the run failed: its error event, then the error
+            ctx.close()
+            return rx.concat(sync.just(self._error_event(path, branch, exc)), rx.throw(exc))
+        ctx.close()
+        pending = PendingCalls()
+        for event in events:
+            pending.observe(event)
+        waiting = pending.paused or (node.wait_for_output and ctx.output is None and not ctx.route)
+        end = Done(node.name, run_id, path, ctx.output, ctx.route, ictx.branch, waiting)
+        return sync.items([*events, end])
+
+    def run(
+        self,
+        node: BaseNode,
+        run_id: str,
+        path: str,
+        node_input: Any,
+        branch: str | None,
+        output_for: tuple[str, ...] = (),
+        first: tuple[Context, Observable[Any]] | None = None,
+    ) -> Observable[Any]:
         """The events of one run of ``node``, then its :class:`Done`.
 
         ``output_for``: paths of the enclosing nodes this run's output also stands for (a
-        terminal node's output is its workflow's).
+        terminal node's output is its workflow's). ``first``: the context and items of a
+        first attempt already started (by :meth:`start`).
         """
         ictx = self.ctx if branch == self.ctx.branch else self.ctx.copy(branch=branch)
         last: list[Context] = []
@@ -120,21 +151,26 @@ class NodeRun:
 
         def attempt(number: int) -> Observable[Any]:
             def build(_: Any) -> Observable[Any]:
-                if self.stopped() or ictx.cancelled:
+                started = first if number == 1 else None
+                if started is None and (self.stopped() or ictx.cancelled):
                     return rx.empty()
-                ctx = Context(
-                    ictx,
-                    node=node,
-                    node_path=path,
-                    run_id=run_id,
-                    attempt_count=number,
-                    dynamic=self.dynamic,
+                ctx = (
+                    started[0]
+                    if started is not None
+                    else Context(
+                        ictx,
+                        node=node,
+                        node_path=path,
+                        run_id=run_id,
+                        attempt_count=number,
+                        dynamic=self.dynamic,
+                    )
                 )
                 last[:] = [ctx]
 
                 def body(sink: Callable[[Any], None]) -> Observable[Any]:
                     ctx.attach(lambda event: sink(Passed(event)))
-                    return node.run(ctx, node_input)
+                    return started[1] if started is not None else node.run(ctx, node_input)
 
                 stamped: Observable[Event] = with_sink(body).pipe(
                     ops.map(lambda item: self._stamp(ctx, item, output_for)),
@@ -180,9 +216,9 @@ class NodeRun:
     def _stamp(self, ctx: Context, item: Any, output_for: tuple[str, ...]) -> Event | None:
         if isinstance(item, Passed):
             return item.event  # a dynamic child's event: stamped by its own run
-        event = _to_event(ctx, item)
-        if event is None:
-            return None
+        if not isinstance(item, Event):
+            return self._new_event(ctx, item, output_for)
+        event = _with_delta(ctx, item)
         path = ctx.node_path
         info = event.node_info
         changes: dict[str, Any] = {}
@@ -214,13 +250,45 @@ class NodeRun:
             ctx.track(event)
         return event
 
+    def _new_event(self, ctx: Context, item: Any, output_for: tuple[str, ...]) -> Event | None:
+        """google-adk's normalization of a value a node yielded (None: nothing, unless state
+        was written; a Content: an event with it; anything else: the output), stamped."""
+        delta = ctx.take_delta() if ctx.actions.state_delta else None
+        if item is None and not delta:
+            return None
+        actions = EventActions(state_delta=delta) if delta else EMPTY_ACTIONS
+        content = item if isinstance(item, types.Content) else None
+        output = None if content is not None else item
+        if isinstance(output, BaseModel):
+            output = output.model_dump()
+        path = ctx.node_path
+        event = Event(
+            author=self.author,
+            invocation_id=self.ctx.invocation_id,
+            branch=ctx.branch,
+            content=content,
+            actions=actions,
+            output=output,
+            node_info=NodeInfo(
+                path=path, output_for=(path, *output_for) if output is not None else None
+            ),
+        )
+        ctx.track(event)
+        return event
+
     def _flush(self, ctx: Context, output_for: tuple[str, ...]) -> Observable[Any]:
+        event = self._flushed(ctx, output_for)
+        return sync.empty() if event is None else sync.just(event)
+
+    def _flushed(self, ctx: Context, output_for: tuple[str, ...]) -> Event | None:
+        """The last event of a run: an output or route set on the context and not carried
+        by an event yet, and state writes left over (None when there is nothing)."""
         output, route = ctx.unflushed()
         delta = ctx.take_delta()
         if output is None and route is None and not delta:
-            return rx.empty()
+            return None
         event = Event(output=output, actions=EventActions(state_delta=delta, route=route))
-        return rx.just(self._stamp(ctx, event, output_for))
+        return self._stamp(ctx, event, output_for)  # an Event: stamped, not normalized
 
     def _error_event(self, path: str, branch: str | None, error: Exception) -> Event:
         status = getattr(error, "status", None)

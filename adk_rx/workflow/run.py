@@ -36,6 +36,7 @@ from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event, NodeInfo
 from adk_rx.run_config import StreamingMode
 from adk_rx.rx import expand
+from adk_rx.rx._engine import sync
 from adk_rx.workflow.build import build_node
 from adk_rx.workflow.context import Context, Done
 from adk_rx.workflow.node_run import NodeRun
@@ -50,7 +51,7 @@ __all__ = ["WORKFLOW_NODE", "GraphRun"]
 WORKFLOW_NODE = "workflow_node"
 """The ``custom_metadata`` key of a streamed node start or end."""
 
-_EMPTY: Observable[Any] = rx.empty()
+_EMPTY: Observable[Any] = sync.empty()
 
 
 class GraphRun:
@@ -100,13 +101,13 @@ class GraphRun:
         node = graph.by_name[start.name]
         path = f"{self.path}/{start.name}@{start.run_id}"
         terminal = (self.path,) if start.name in graph.terminal_names else ()
-        run = self.nodes.run(node, start.run_id, path, start.input, start.branch, terminal)
+        run = self.nodes.start(node, start.run_id, path, start.input, start.branch, terminal)
         before: list[Event] = []
         if self.resumable:
             before.append(start_record(self.ctx, self.workflow.name, self.path, start))
         if self.streaming:
             before.append(self._marker(path, start.branch, "running"))
-        return rx.concat(rx.from_iterable(before), run) if before else run
+        return rx.concat(sync.items(before), run) if before else run
 
     def _end(self, done: Done) -> Observable[Any]:
         if done.waiting:
@@ -119,7 +120,7 @@ class GraphRun:
         if self.streaming:
             status = "waiting" if done.waiting else "done"
             starts.insert(0, self._marker(done.path, done.branch, status))
-        return rx.from_iterable(starts) if starts else _EMPTY
+        return sync.items(starts) if starts else _EMPTY
 
     def _marker(self, path: str, branch: str | None, status: str) -> Event:
         """The partial event announcing a node run's start or end to a streaming client."""
