@@ -11,6 +11,7 @@ import asyncio
 import gc
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -48,11 +49,18 @@ def rx_graph(runs: int = RUNS_PER_SAMPLE) -> float:
     runner = Runner(app_name="bench", agent=workflow, session_service=service)
     ids = [service.create_session(app_name="bench", user_id="u").run().id for _ in range(runs)]
     message = _message()
+    done = threading.Event()
+    failed: list[Exception] = []
     gc.collect()
     start = time.perf_counter()
-    for sid in ids:
-        for _ in runner.run(user_id="u", session_id=sid, new_message=message):
-            pass
+    for sid in ids:  # subscribed and waited for, as compare.py's other adk_rx workloads
+        done.clear()
+        runner.run_async(user_id="u", session_id=sid, new_message=message).subscribe(
+            on_error=lambda e: (failed.append(e), done.set()), on_completed=done.set
+        )
+        done.wait(10)
+    if failed:
+        raise failed[0]
     return (time.perf_counter() - start) / runs * 1e6
 
 
