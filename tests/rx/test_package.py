@@ -28,6 +28,7 @@ EXPECTED = {
     "to_iterable",
     "watched",
     "with_sink",
+    "expand",
 }
 
 
