@@ -86,9 +86,20 @@ class InvocationContext:
             self.shared = InvocationShared(self.run_config.max_llm_calls)
 
     def copy(self, **changes: Any) -> InvocationContext:
-        """A copy with some fields changed; ``shared`` stays the same object."""
-        changes.setdefault("end_invocation", False)
-        return dataclasses.replace(self, **changes)
+        """A copy with some fields changed; ``shared`` stays the same object.
+
+        Raises:
+            AttributeError: a change names no field.
+        """
+        # Field by field (every field, so a new one is never forgotten), not
+        # dataclasses.replace: a copy is made per agent run and per branch.
+        new = object.__new__(type(self))
+        for name in _CONTEXT_FIELDS:
+            object.__setattr__(new, name, getattr(self, name))
+        new.end_invocation = False
+        for name, value in changes.items():
+            setattr(new, name, value)
+        return new
 
     @property
     def session_service(self) -> BaseSessionService:
@@ -123,6 +134,9 @@ class InvocationContext:
     def increment_llm_call_count(self) -> None:
         """Counts a model call against ``RunConfig.max_llm_calls``."""
         self.shared.count_llm_call()
+
+
+_CONTEXT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(InvocationContext))
 
 
 class ReadonlyContext:
