@@ -11,7 +11,7 @@ import pytest
 
 from adk_rx import InMemorySessionService, LlmAgent
 from adk_rx.cli.server import create_app
-from adk_rx.cli.server.agent_graph import dot_source, serialize_agent
+from adk_rx.cli.server.routes.agent_graph import dot_source, serialize_agent
 from adk_rx.testing import ScriptedLlm
 from adk_rx.workflow import DEFAULT_ROUTE, START, JoinNode, Workflow
 from tests.cli.adk_client import BASE
