@@ -15,6 +15,7 @@ from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.registry import LlmRegistry
 
 if TYPE_CHECKING:
+    from adk_rx.models.anthropic_llm import AnthropicLlm
     from adk_rx.models.circuit_breaker import CircuitBreaker, CircuitBreakerLlm
     from adk_rx.models.gemini import GeminiLlm
     from adk_rx.models.openai_compat import OpenAiCompatibleLlm
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from adk_rx.models.resilience import ResilientLlm, RetryNotice, RetryPolicy
 
 __all__ = [
+    "AnthropicLlm",
     "BaseLlm",
     "CircuitBreaker",
     "CircuitBreakerLlm",
@@ -41,6 +43,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "AnthropicLlm": "adk_rx.models.anthropic_llm",
     "CircuitBreaker": "adk_rx.models.circuit_breaker",
     "CircuitBreakerLlm": "adk_rx.models.circuit_breaker",
     "RateLimitedLlm": "adk_rx.models.rate_limit",

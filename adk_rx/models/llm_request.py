@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 from adk_rx.errors import ConfigurationError
+from adk_rx.models.context_cache import ContextCacheConfig
 
 if TYPE_CHECKING:
     from adk_rx.tools.base import BaseTool
@@ -45,6 +46,8 @@ class LlmRequest:
         tools_dict: tool name -> tool, for the tools declared in ``config.tools``.
         live_connect_config: live-only settings (modalities, voice, transcription) for
             ``BaseLlm.connect``; None outside a live session.
+        cache_config: the app's context caching; a model that caches prefixes caches the
+            stable prefix of this request (see :mod:`adk_rx.models.context_cache`).
     """
 
     model: str | None = None
@@ -52,6 +55,7 @@ class LlmRequest:
     config: types.GenerateContentConfig = field(default_factory=lambda: empty_config())
     tools_dict: dict[str, BaseTool] = field(default_factory=dict)
     live_connect_config: types.LiveConnectConfig | None = None
+    cache_config: ContextCacheConfig | None = None
 
     def append_instructions(self, instructions: list[str]) -> None:
         """Adds instructions to the single system-instruction text, joined by blank lines."""

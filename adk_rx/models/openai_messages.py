@@ -39,6 +39,7 @@ __all__ = [
     "finish_reason_from_openai",
     "function_call_part",
     "invalid_response",
+    "parameters_schema",
     "response_from_completion",
     "usage_from_openai",
 ]
@@ -148,15 +149,19 @@ def _tool_message(
     }
 
 
-def _tool(declaration: types.FunctionDeclaration) -> dict[str, Any]:
+def parameters_schema(declaration: types.FunctionDeclaration) -> Any:
+    """The JSON schema of a function's parameters (an empty object schema when it has none)."""
     if declaration.parameters_json_schema is not None:
-        parameters: Any = declaration.parameters_json_schema
-    elif declaration.parameters is not None:
-        parameters = declaration.parameters.json_schema.model_dump(
+        return declaration.parameters_json_schema
+    if declaration.parameters is not None:
+        return declaration.parameters.json_schema.model_dump(
             mode="json", exclude_none=True, by_alias=True
         )
-    else:
-        parameters = {"type": "object", "properties": {}}
+    return {"type": "object", "properties": {}}
+
+
+def _tool(declaration: types.FunctionDeclaration) -> dict[str, Any]:
+    parameters = parameters_schema(declaration)
     function: dict[str, Any] = {"name": declaration.name, "parameters": parameters}
     if declaration.description:
         function["description"] = declaration.description

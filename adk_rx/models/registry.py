@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from adk_rx.errors import UnknownModelError
+from adk_rx.errors import ConfigurationError, UnknownModelError
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.gemini import GeminiLlm
 from adk_rx.models.openai_compat import OpenAiCompatibleLlm
@@ -110,6 +110,17 @@ def _openai(name: str) -> BaseLlm:
     return OpenAiCompatibleLlm(model=name.removeprefix("openai/"))
 
 
+def _claude(name: str) -> BaseLlm:
+    try:
+        from adk_rx.models.anthropic_llm import AnthropicLlm
+    except ImportError as exc:  # the anthropic package is an extra
+        raise ConfigurationError(
+            f"model {name!r} needs the anthropic package: pip install 'adk_rx[anthropic]'"
+        ) from exc
+    return AnthropicLlm(model=name)
+
+
 def _register_builtins(registry: LlmRegistry) -> None:
     registry.register(r"gemini-.*", _gemini)
     registry.register(r"openai/.+", _openai)
+    registry.register(r"claude-.*", _claude)
