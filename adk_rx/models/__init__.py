@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from adk_rx.models.anthropic_llm import AnthropicLlm
     from adk_rx.models.circuit_breaker import CircuitBreaker, CircuitBreakerLlm
     from adk_rx.models.gemini import GeminiLlm
+    from adk_rx.models.lite_llm import LiteLlm
     from adk_rx.models.openai_compat import OpenAiCompatibleLlm
     from adk_rx.models.rate_limit import RateLimitedLlm, RateLimiter
     from adk_rx.models.recording import RecordingLlm, ReplayLlm
@@ -29,6 +30,7 @@ __all__ = [
     "CircuitBreaker",
     "CircuitBreakerLlm",
     "GeminiLlm",
+    "LiteLlm",
     "LlmRegistry",
     "LlmRequest",
     "LlmResponse",
@@ -49,6 +51,7 @@ _LAZY = {
     "RateLimitedLlm": "adk_rx.models.rate_limit",
     "RateLimiter": "adk_rx.models.rate_limit",
     "GeminiLlm": "adk_rx.models.gemini",
+    "LiteLlm": "adk_rx.models.lite_llm",
     "OpenAiCompatibleLlm": "adk_rx.models.openai_compat",
     "RecordingLlm": "adk_rx.models.recording",
     "ReplayLlm": "adk_rx.models.recording",

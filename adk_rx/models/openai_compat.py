@@ -48,7 +48,7 @@ from adk_rx.models.response_metadata import citations_from_openai, logprobs_from
 from adk_rx.models.safety import check_real_call
 from adk_rx.rx import from_async
 
-__all__ = ["DEFAULT_BASE_URL", "OpenAiCompatibleLlm"]
+__all__ = ["DEFAULT_BASE_URL", "CompletionStream", "OpenAiCompatibleLlm"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -166,7 +166,7 @@ class OpenAiCompatibleLlm(BaseLlm):
         url, headers = self._endpoint()
         body = body_from_request(llm_request, self.model, stream=True)
         headers["accept"] = "text/event-stream"
-        state = _StreamState(self.provider)
+        state = CompletionStream(self.provider)
         try:
             # ``async with`` closes the response however the generator ends: done, error,
             # or closed by a disposed subscription.
@@ -220,8 +220,9 @@ class _ToolCallDraft:
     arguments: list[str] = field(default_factory=list)
 
 
-class _StreamState:
-    """Everything a stream has said so far; :meth:`complete` builds the final response."""
+class CompletionStream:
+    """Everything a chat-completions stream has said so far; :meth:`complete` builds the
+    final response."""
 
     def __init__(self, provider: str) -> None:
         self.provider = provider
@@ -229,13 +230,19 @@ class _StreamState:
         self.tool_calls: dict[int, _ToolCallDraft] = {}
 
     def add_chunk(self, data: str) -> LlmResponse | None:
-        """Takes one ``chat.completion.chunk``; returns a partial response for its text."""
+        """Takes the JSON text of one ``chat.completion.chunk``; returns a partial response for
+        its text."""
         try:
             chunk: Any = json.loads(data)
         except ValueError as exc:
             raise invalid_response(
                 self.provider, f"an SSE frame is not JSON: {data[:200]!r}"
             ) from exc
+        return self.add(chunk, data)
+
+    def add(self, chunk: Any, data: str = "") -> LlmResponse | None:
+        """Takes one parsed ``chat.completion.chunk`` (``data``: its text, for errors)."""
+        data = data or repr(chunk)
         if not isinstance(chunk, Mapping):
             raise invalid_response(self.provider, f"an SSE frame is not an object: {data[:200]!r}")
         if chunk.get("error"):

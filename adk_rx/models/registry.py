@@ -120,7 +120,34 @@ def _claude(name: str) -> BaseLlm:
     return AnthropicLlm(model=name)
 
 
+def _lite_llm(name: str) -> BaseLlm:
+    from adk_rx.models.lite_llm import LiteLlm  # litellm itself is imported at the first call
+
+    return LiteLlm(model=name)
+
+
+# google-adk's LiteLLM prefixes, but ``openai/`` (OpenAiCompatibleLlm serves it without LiteLLM).
+_LITELLM_PREFIXES = (
+    "azure",
+    "azure_ai",
+    "groq",
+    "anthropic",
+    "bedrock",
+    "ollama",
+    "ollama_chat",
+    "together_ai",
+    "vertex_ai",
+    "mistral",
+    "deepseek",
+    "fireworks_ai",
+    "cohere",
+    "databricks",
+    "ai21",
+)
+
+
 def _register_builtins(registry: LlmRegistry) -> None:
     registry.register(r"gemini-.*", _gemini)
     registry.register(r"openai/.+", _openai)
     registry.register(r"claude-.*", _claude)
+    registry.register(rf"(?:{'|'.join(_LITELLM_PREFIXES)})/.+", _lite_llm)

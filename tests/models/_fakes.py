@@ -268,11 +268,19 @@ class VirtualClock:
         return items
 
 
+def _is_litellm_worker(task: asyncio.Task[Any]) -> bool:
+    # LiteLLM starts one logging worker per event loop at its first call and keeps it for the
+    # life of the loop, by design: not a task a call left behind.
+    return "LoggingWorker" in repr(task.get_coro())
+
+
 def unfinished_tasks(timeout: float = 5.0) -> set[asyncio.Task[Any]]:
-    """Tasks still running on adk_rx's background loop once the others had ``timeout`` to end."""
+    """Tasks still running on adk_rx's background loop once the others had ``timeout`` to end
+    (LiteLLM's logging worker aside)."""
 
     async def leftover() -> set[asyncio.Task[Any]]:
         others = asyncio.all_tasks() - {asyncio.current_task()}  # type: ignore[operator]
+        others = {t for t in others if not _is_litellm_worker(t)}
         if others:
             await asyncio.wait(others, timeout=timeout)
         return {t for t in others if not t.done()}
