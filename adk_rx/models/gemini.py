@@ -5,7 +5,9 @@ the subscription cancels the task and closes the HTTP response. Failures are tra
 into ``ModelError`` (status, message, retryable) and retried by :func:`retrying`.
 
 Streaming emits a ``partial=True`` response for every chunk that carries parts, then one
-aggregated response (see :mod:`adk_rx.models.aggregation`). Function calls get an ``adk-``
+aggregated response (see :mod:`adk_rx.models.aggregation`). A call whose arguments are
+streamed in pieces (``partial_args``) appears once, whole, when its last piece has arrived
+(:mod:`adk_rx.models.streamed_calls`). Function calls get an ``adk-``
 id when the API sends none, in the partial and the aggregate alike; those client-side ids
 are removed again from the history sent back to the API.
 """
@@ -35,6 +37,7 @@ from adk_rx.models.provider_errors import TRANSPORT_ERRORS, http_status_error, t
 from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy, retrying
 from adk_rx.models.response_metadata import candidate_fields
 from adk_rx.models.safety import check_real_call
+from adk_rx.models.streamed_calls import StreamedCalls
 from adk_rx.rx import from_async
 
 __all__ = ["GeminiLlm", "response_from_genai"]
@@ -161,6 +164,7 @@ class GeminiLlm(BaseLlm):
     async def _stream(self, llm_request: LlmRequest) -> AsyncIterator[LlmResponse]:
         client = self._get_client()
         aggregator = StreamAggregator()
+        calls = StreamedCalls()
         blocked: tuple[str, str] | None = None
         saw_candidate = False
         try:
@@ -178,22 +182,38 @@ class GeminiLlm(BaseLlm):
                     if candidate.finish_reason is not None:
                         aggregator.finish_reason = _enum_value(candidate.finish_reason)
                         aggregator.finish_message = candidate.finish_message
-                    content = ensure_function_call_ids(candidate.content)
-                    if content is None or not content.parts:
-                        continue
-                    for part in content.parts:
-                        aggregator.add_part(part)
-                    yield LlmResponse(
-                        content=types.Content(role="model", parts=content.parts), partial=True
-                    )
+                    parts = _assembled(calls, candidate.content)
+                    if parts:
+                        yield _partial(aggregator, parts)
             finally:
                 # Closing the SDK's generator closes the HTTP response (on cancel too).
                 await chunks.aclose()  # type: ignore[attr-defined]
         except Exception as exc:
             raise _translate(exc) from exc
+        unclosed = calls.finish()
+        if unclosed:
+            yield _partial(aggregator, unclosed)
         if not saw_candidate and blocked is None:
             blocked = ("UNKNOWN_ERROR", "the model returned no candidates")
         yield aggregator.complete(error=blocked)
+
+
+def _assembled(calls: StreamedCalls, content: types.Content | None) -> list[types.Part]:
+    """A chunk's parts, with the pieces of streamed calls replaced by the calls they complete."""
+    parts: list[types.Part] = []
+    for part in content.parts or [] if content is not None else []:
+        if calls.takes(part):
+            parts.extend(calls.add(part))
+        else:
+            parts.append(part)
+    with_ids = ensure_function_call_ids(types.Content(role="model", parts=parts))
+    return list(with_ids.parts or []) if with_ids is not None else []
+
+
+def _partial(aggregator: StreamAggregator, parts: list[types.Part]) -> LlmResponse:
+    for part in parts:
+        aggregator.add_part(part)
+    return LlmResponse(content=types.Content(role="model", parts=parts), partial=True)
 
 
 def response_from_genai(response: types.GenerateContentResponse) -> LlmResponse:

@@ -25,8 +25,19 @@ try:  # google-genai sends through httpx2 (a fork of httpx) when it is installed
 except ImportError:  # pragma: no cover - depends on the installed google-genai
     _HTTPX2_TRANSPORT = ()
 
-TRANSPORT_ERRORS: tuple[type[Exception], ...] = (httpx.TransportError, *_HTTPX2_TRANSPORT)
-"""Connection failures, timeouts and cut responses, from either HTTP client."""
+try:  # and through aiohttp, for async calls, whenever aiohttp is installed
+    import aiohttp
+
+    _AIOHTTP_TRANSPORT: tuple[type[Exception], ...] = (aiohttp.ClientError,)
+except ImportError:  # pragma: no cover - depends on what else is installed
+    _AIOHTTP_TRANSPORT = ()
+
+TRANSPORT_ERRORS: tuple[type[Exception], ...] = (
+    httpx.TransportError,
+    *_HTTPX2_TRANSPORT,
+    *_AIOHTTP_TRANSPORT,
+)
+"""Connection failures, timeouts and cut responses, from any of the HTTP clients."""
 
 __all__ = [
     "RETRYABLE_STATUSES",

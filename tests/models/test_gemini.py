@@ -335,3 +335,100 @@ def test_a_ready_client_for_the_real_service_is_refused() -> None:
 
     with pytest.raises(ConfigurationError, match=r"generativelanguage\.googleapis\.com"):
         run(GeminiLlm("gemini-test", client=client, retry=None).generate_content(text_request()))
+
+
+def fragment(**call: Any) -> dict[str, Any]:
+    return {"candidates": [candidate({"functionCall": call}, finish=None)]}
+
+
+def test_streamed_function_call_arguments_are_reassembled(server: FakeServer) -> None:
+    server.push(
+        sse_reply(
+            [
+                {"candidates": [candidate({"text": "Booking."}, finish=None)]},
+                {
+                    "candidates": [
+                        candidate(
+                            {
+                                "functionCall": {"name": "book", "willContinue": True},
+                                "thoughtSignature": "c2lnLWJvb2s=",
+                            },
+                            finish=None,
+                        )
+                    ]
+                },
+                fragment(
+                    partialArgs=[
+                        {"jsonPath": "$.city", "stringValue": "Os", "willContinue": True},
+                        {"jsonPath": "$.nights", "numberValue": 2},
+                    ],
+                    willContinue=True,
+                ),
+                fragment(
+                    partialArgs=[
+                        {"jsonPath": "$.city", "stringValue": "lo"},
+                        {"jsonPath": "$.guests[1].name", "stringValue": "Ann"},
+                        {"jsonPath": "$['late checkout']", "boolValue": True},
+                    ],
+                    willContinue=True,
+                ),
+                fragment(),  # the closing piece: will_continue false, dropped by proto3 JSON
+                fragment(name="notify", args={"who": "desk"}),
+                {"candidates": [candidate()], "usageMetadata": USAGE},
+            ]
+        ),
+        json_reply({"candidates": [candidate({"text": "Booked."})]}),
+    )
+    llm = gemini(server)
+    request = text_request("Book Oslo")
+
+    responses = run(llm.generate_content(request, stream=True))
+
+    calls = [
+        p.function_call
+        for r in responses
+        if r.partial
+        for p in r.content.parts or []  # type: ignore[union-attr]
+        if p.function_call
+    ]
+    assert [c.name for c in calls] == ["book", "notify"]  # each call once, whole
+    final = responses[-1]
+    assert final.content is not None and final.content.parts is not None
+    text, book, notify = final.content.parts
+    assert text.text == "Booking."
+    assert book.function_call is not None and book.function_call.args == {
+        "city": "Oslo",
+        "nights": 2,
+        "guests": [None, {"name": "Ann"}],
+        "late checkout": True,
+    }
+    assert book.function_call.id and book.function_call.id.startswith("adk-")
+    assert book.function_call.partial_args is None and book.function_call.will_continue is None
+    assert book.thought_signature == b"sig-book"
+    assert notify.function_call is not None and notify.function_call.args == {"who": "desk"}
+
+    # The history goes back to the API (which refuses partial_args) with the signature.
+    request.contents.append(final.content)
+    run(llm.generate_content(request))
+    sent = server.exchanges[1].json()["contents"][1]["parts"]
+    assert sent[1] == {
+        "functionCall": {"name": "book", "args": book.function_call.args},
+        "thoughtSignature": "c2lnLWJvb2s=",
+    }
+
+
+def test_a_streamed_call_without_a_closing_piece_is_kept(server: FakeServer) -> None:
+    server.push(
+        sse_reply(
+            [
+                fragment(name="f", willContinue=True),
+                fragment(partialArgs=[{"jsonPath": "$.x", "numberValue": 1}], willContinue=True),
+                {"candidates": [candidate()]},
+            ]
+        )
+    )
+
+    final = run(gemini(server).generate_content(text_request(), stream=True))[-1]
+
+    [part] = final.content.parts  # type: ignore[union-attr,misc]
+    assert part.function_call is not None and part.function_call.args == {"x": 1}
