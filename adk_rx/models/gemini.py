@@ -10,11 +10,15 @@ streamed in pieces (``partial_args``) appears once, whole, when its last piece h
 (:mod:`adk_rx.models.streamed_calls`). Function calls get an ``adk-``
 id when the API sends none, in the partial and the aggregate alike; those client-side ids
 are removed again from the history sent back to the API.
+
+A request with a ``cache_config`` names a cached content holding its stable prefix and sends
+only the rest (:mod:`adk_rx.models.gemini_cache`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -29,6 +33,7 @@ from reactivex import Observable, abc
 from adk_rx.errors import AdkRxError, MissingCredentialsError, ModelError
 from adk_rx.models.aggregation import StreamAggregator, ensure_function_call_ids, finish_error
 from adk_rx.models.base import BaseLlm
+from adk_rx.models.gemini_cache import GeminiContextCache
 from adk_rx.models.gemini_live import GeminiLiveConnection
 from adk_rx.models.live import BaseLlmConnection
 from adk_rx.models.llm_request import LlmRequest
@@ -38,11 +43,14 @@ from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy, re
 from adk_rx.models.response_metadata import candidate_fields
 from adk_rx.models.safety import check_real_call
 from adk_rx.models.streamed_calls import StreamedCalls
-from adk_rx.rx import from_async
+from adk_rx.rx import from_async, timer_scheduler
 
 __all__ = ["GeminiLlm", "response_from_genai"]
 
 _PROVIDER = "Gemini"
+_log = logging.getLogger("adk_rx.models")
+# What Gemini answers for a request naming a cache it no longer has.
+_STALE_CACHE = frozenset({400, 403, 404})
 _KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 
 
@@ -56,7 +64,8 @@ class GeminiLlm(BaseLlm):
         model: the model name, e.g. ``"gemini-2.5-flash"``.
         client: a ready ``google.genai.Client``; its own configuration is used as is.
         retry: the retry policy; ``None`` turns retries off (one attempt per call).
-        scheduler: where backoff timers run (default: the shared timer scheduler).
+        scheduler: where backoff timers run, and the clock that expires context caches
+            (default: the shared timer scheduler).
         on_retry: called before each retry (e.g. to log or count them).
         **client_options: passed to ``genai.Client`` when ``client`` is not given:
             ``api_key``, ``vertexai``, ``project``, ``location``, ``credentials``,
@@ -82,6 +91,7 @@ class GeminiLlm(BaseLlm):
         self._client = client
         self._client_options = client_options
         self._client_lock = threading.Lock()
+        self._cache = GeminiContextCache(scheduler or timer_scheduler())
 
     def generate_content(
         self, llm_request: LlmRequest, stream: bool = False
@@ -153,10 +163,31 @@ class GeminiLlm(BaseLlm):
 
     # -- one attempt ---------------------------------------------------------------------
 
+    async def _send(self, client: genai.Client, llm_request: LlmRequest, send: Any) -> Any:
+        """``send(**arguments)``, through the context cache when the request asks for one."""
+        arguments = self._arguments(llm_request)
+        cache = llm_request.cache_config
+        if cache is None:
+            return await send(**arguments)
+        prefix = await self._cache.prefix(
+            client, self.model, cache, arguments["config"], arguments["contents"]
+        )
+        if prefix is None:
+            return await send(**arguments)
+        try:
+            return await send(**{**arguments, "config": prefix.config, "contents": prefix.contents})
+        except genai_errors.ClientError as exc:
+            if exc.code not in _STALE_CACHE or "cache" not in str(exc.message).lower():
+                raise
+            # Gone before our clock said so (deleted, or the server's clock is ahead).
+            _log.info("Gemini cache %s is gone (%s); sending the request whole", prefix.name, exc)
+            self._cache.forget(prefix.name)
+            return await send(**arguments)
+
     async def _generate(self, llm_request: LlmRequest) -> LlmResponse:
         client = self._get_client()
         try:
-            response = await client.aio.models.generate_content(**self._arguments(llm_request))
+            response = await self._send(client, llm_request, client.aio.models.generate_content)
         except Exception as exc:
             raise _translate(exc) from exc
         return response_from_genai(response)
@@ -168,7 +199,9 @@ class GeminiLlm(BaseLlm):
         blocked: tuple[str, str] | None = None
         saw_candidate = False
         try:
-            chunks = await client.aio.models.generate_content_stream(**self._arguments(llm_request))
+            chunks = await self._send(
+                client, llm_request, client.aio.models.generate_content_stream
+            )
             try:
                 async for chunk in chunks:
                     aggregator.usage_metadata = chunk.usage_metadata or aggregator.usage_metadata

@@ -90,7 +90,17 @@ class FakeServer:
 def serving_fake() -> Iterator[FakeServer]:
     """A fresh scripted server on 127.0.0.1:<free port> (uvicorn in a thread) until the
     block ends. The socket is bound before the thread starts, so there is no wait."""
-    fake = FakeServer()
+    with serving(FakeServer()) as fake:
+        yield fake
+
+
+App = Any  # an ASGI app with a ``url`` attribute
+
+
+@contextlib.contextmanager
+def serving(fake: App) -> Iterator[App]:
+    """Serves the ASGI app ``fake`` on 127.0.0.1:<free port> until the block ends; sets its
+    ``url``."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))

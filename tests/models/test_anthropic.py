@@ -493,3 +493,39 @@ def test_a_tool_turn_through_the_runner_streams_text(server: FakeServer) -> None
         "weather: Sunny i",
         "weather: n Oslo.",
     ]
+
+
+def test_a_cache_config_marks_the_tools_the_system_and_the_stable_history(
+    server: FakeServer,
+) -> None:
+    from adk_rx.models.context_cache import ContextCacheConfig
+
+    server.push(message(text("ok")), message(text("ok")))
+    request = text_request("Q1")
+    request.config.tools = [WEATHER]
+    request.contents += [
+        types.Content(
+            role="model",
+            parts=[
+                types.Part(text="Thinking.", thought=True, thought_signature=b"sig"),
+                types.Part(text="A1"),
+            ],
+        ),
+        types.Content(role="user", parts=[types.Part(text="[dynamic instruction]")]),
+        types.Content(role="user", parts=[types.Part(text="Q2")]),
+    ]
+    request.cache_config = ContextCacheConfig(ttl_seconds=3600)
+
+    run(claude(server).generate_content(request))
+    request.cache_config = ContextCacheConfig(min_tokens=10_000)
+    run(claude(server).generate_content(request))
+
+    hour = {"type": "ephemeral", "ttl": "1h"}
+    body = server.exchanges[0].json()
+    assert body["tools"][-1]["cache_control"] == hour
+    assert body["system"] == [{"type": "text", "text": "You are terse.", "cache_control": hour}]
+    messages = body["messages"]
+    # The last block before this turn's user messages; never a thinking block.
+    assert messages[1]["content"][1] == {"type": "text", "text": "A1", "cache_control": hour}
+    assert "cache_control" not in str(messages[0]) + str(messages[2:])
+    assert "cache_control" not in str(server.exchanges[1].json())  # under min_tokens
