@@ -4,7 +4,8 @@ An :class:`App` names the application (sessions are stored under that name) and 
 applies to every invocation of it: the plugins, whether an invocation can be resumed
 (:class:`ResumabilityConfig`), when old events are summarised
 (:class:`~adk_rx.compaction.EventsCompactionConfig`, re-exported here) and whether sessions
-go to memory by themselves (:class:`MemoryConfig`).
+go to memory by themselves (:class:`MemoryConfig`), and whether the stable prefix of model
+requests is cached (:class:`~adk_rx.models.context_cache.ContextCacheConfig`, re-exported here).
 ``Runner(app=app, session_service=...)`` runs it.
 """
 
@@ -18,9 +19,16 @@ from typing import Any
 from adk_rx.agents.base import BaseAgent
 from adk_rx.compaction.config import EventsCompactionConfig
 from adk_rx.errors import ConfigurationError
+from adk_rx.models.context_cache import ContextCacheConfig
 from adk_rx.plugins import BasePlugin
 
-__all__ = ["App", "EventsCompactionConfig", "MemoryConfig", "ResumabilityConfig"]
+__all__ = [
+    "App",
+    "ContextCacheConfig",
+    "EventsCompactionConfig",
+    "MemoryConfig",
+    "ResumabilityConfig",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +81,9 @@ class App:
         resumability_config: whether invocations can be resumed (None: not resumable).
         memory_config: how the Runner uses its memory service (None: sessions are added to
             memory only when asked).
+        context_cache_config: cache the stable prefix of every model request (static
+            instruction, tools, leading history) where the provider can (None: no explicit
+            caching).
     """
 
     name: str
@@ -81,6 +92,7 @@ class App:
     events_compaction_config: EventsCompactionConfig | None = None
     resumability_config: ResumabilityConfig | None = None
     memory_config: MemoryConfig | None = None
+    context_cache_config: ContextCacheConfig | None = None
 
     def __init__(
         self,
@@ -91,6 +103,7 @@ class App:
         events_compaction_config: EventsCompactionConfig | None = None,
         resumability_config: ResumabilityConfig | None = None,
         memory_config: MemoryConfig | None = None,
+        context_cache_config: ContextCacheConfig | None = None,
     ) -> None:
         if not isinstance(root_agent, BaseAgent):
             raise ConfigurationError(
@@ -109,6 +122,10 @@ class App:
             raise ConfigurationError("resumability_config must be a ResumabilityConfig")
         if memory_config is not None and not isinstance(memory_config, MemoryConfig):
             raise ConfigurationError("memory_config must be a MemoryConfig")
+        if context_cache_config is not None and not isinstance(
+            context_cache_config, ContextCacheConfig
+        ):
+            raise ConfigurationError("context_cache_config must be a ContextCacheConfig")
         set_ = object.__setattr__
         set_(self, "name", _check_app_name(name))
         set_(self, "root_agent", root_agent)
@@ -116,6 +133,7 @@ class App:
         set_(self, "events_compaction_config", events_compaction_config)
         set_(self, "resumability_config", resumability_config)
         set_(self, "memory_config", memory_config)
+        set_(self, "context_cache_config", context_cache_config)
 
     @property
     def is_resumable(self) -> bool:

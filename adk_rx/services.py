@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from adk_rx.artifacts.base import BaseArtifactService
     from adk_rx.memory.base import BaseMemoryService
+    from adk_rx.models.context_cache import ContextCacheConfig
     from adk_rx.sessions.base import BaseSessionService
 
 __all__ = ["InvocationServices"]
@@ -36,6 +37,7 @@ class InvocationServices:
         timer_scheduler: where timeouts and delays run (None: reactivex's default, which
             starts a thread per timer; a Runner always gives one).
         is_resumable: agents record their progress as events (a resumable app).
+        context_cache_config: the app's context caching, put on every model request.
     """
 
     session_service: BaseSessionService
@@ -45,3 +47,4 @@ class InvocationServices:
     io_scheduler: SchedulerBase | None = None
     timer_scheduler: SchedulerBase | None = None
     is_resumable: bool = False
+    context_cache_config: ContextCacheConfig | None = None

@@ -59,8 +59,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # Immutable values: what a run produces and is configured with.
     ("values", ("adk_rx.events", "adk_rx.state", "adk_rx.run_config")),
     # The seams and what they are called with: stores, models, tools, the contexts callbacks
-    # and tools see, callbacks and plugins, token usage, telemetry; the parts of compaction the
-    # flows read (summaries in requests) and the Runner calls.
+    # and tools see, callbacks and plugins, planners, token usage, telemetry; the parts of
+    # compaction the flows read (summaries in requests) and the Runner calls.
     (
         "services",
         (
@@ -75,6 +75,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "adk_rx.callbacks",
             "adk_rx.callback_types",
             "adk_rx.plugins",
+            "adk_rx.planners",
             "adk_rx.usage",
             "adk_rx.telemetry",
             "adk_rx.compaction",
@@ -110,6 +111,7 @@ KNOWN_UPWARD: set[tuple[str, str]] = set()
 # The CLI defers its subcommands so that ``adk-rx --help`` stays quick.
 DEFERRED_OK = {
     ("adk_rx.telemetry.setup", "adk_rx.telemetry.span_store"): "needs the optional SDK",
+    ("adk_rx.models.registry", "adk_rx.models.anthropic_llm"): "needs the anthropic extra",
 }
 
 

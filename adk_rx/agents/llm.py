@@ -22,6 +22,7 @@ from adk_rx.flows.llm_loop import run_llm_flow
 from adk_rx.flows.output_schema import uses_response_tool
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.registry import LlmRegistry
+from adk_rx.planners import BasePlanner
 from adk_rx.resumability.llm_flow import resume_llm_flow
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.builtins import transfer_to_agent
@@ -58,6 +59,18 @@ Mode = Literal["chat", "task", "single_turn"]
 MODES: frozenset[str] = frozenset({"chat", "task", "single_turn"})
 
 
+def _static_text(name: str, value: str | types.Content | types.Part | None) -> str | None:
+    """A static instruction as its text; a part that is not text is refused."""
+    if value is None or isinstance(value, str):
+        return value or None
+    parts = value.parts or [] if isinstance(value, types.Content) else [value]
+    if not isinstance(value, types.Content | types.Part) or any(p.text is None for p in parts):
+        raise InvalidAgentError(
+            f"static_instruction of {name!r} must be text (a str, or a Content or Part of text)"
+        )
+    return "\n\n".join(p.text for p in parts if p.text) or None
+
+
 class LlmAgent(BaseAgent):
     """An agent that calls a model in a loop until it gives a final answer.
 
@@ -69,6 +82,13 @@ class LlmAgent(BaseAgent):
         instruction: the system instruction, templated with ``{key}`` / ``{key?}`` from
             state, or a callable ``(ReadonlyContext) -> str`` used as returned.
         global_instruction: on the root agent: prepended to every agent's instruction.
+        static_instruction: a fixed system instruction (a string, or a Content or Part of
+            text), sent first and never templated. With it, ``instruction`` and
+            ``global_instruction`` go to the end of the request beside the user's message,
+            so the start of every request stays the same and can be cached (see
+            :mod:`adk_rx.flows.request_layout`).
+        planner: how the agent plans: a :class:`~adk_rx.planners.BuiltInPlanner` (the
+            model's own thinking) or a :class:`~adk_rx.planners.PlanReActPlanner`.
         tools: functions, BaseTools and BaseToolsets (asked for their tools at every step).
         sub_agents: agents this one may transfer to.
         output_key: save the agent's final text (or ``output_schema`` JSON value) in this state key.
@@ -100,6 +120,8 @@ class LlmAgent(BaseAgent):
         description: str = "",
         instruction: Instruction = "",
         global_instruction: Instruction = "",
+        static_instruction: str | types.Content | types.Part | None = None,
+        planner: BasePlanner | None = None,
         tools: Sequence[Any] | None = None,
         sub_agents: Sequence[BaseAgent] | None = None,
         output_key: str | None = None,
@@ -140,6 +162,8 @@ class LlmAgent(BaseAgent):
             raise InvalidAgentError(
                 "put the system instruction in instruction=, not in generate_content_config"
             )
+        if planner is not None and not isinstance(planner, BasePlanner):
+            raise InvalidAgentError(f"planner of {name!r} must be a BasePlanner, got {planner!r}")
         if max_steps is not None and max_steps < 1:
             raise InvalidAgentError(f"max_steps must be >= 1, got {max_steps}")
         toolsets = tuple(t for t in tools or () if isinstance(t, BaseToolset))
@@ -152,6 +176,8 @@ class LlmAgent(BaseAgent):
         self.model = model
         self.instruction = instruction
         self.global_instruction = global_instruction
+        self.static_instruction = _static_text(name, static_instruction)
+        self.planner = planner
         self.tools = own_tools
         self.toolsets = toolsets
         self.output_key = output_key

@@ -3,7 +3,8 @@
 A response that says nothing (no content, no error, no interruption, no turn end, no
 transcription) makes no event. Function calls without an id get one (``adk-<uuid>``), and the
 calls of long-running tools are listed in ``long_running_tool_ids``. Every field the model
-reported is carried over.
+reported is carried over. An agent's planner may rewrite the content first
+(:func:`~adk_rx.flows.request_layout.planned_content`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from adk_rx.context import ActionsBuilder, InvocationContext
 from adk_rx.events import EMPTY_ACTIONS, Event, new_event_id
+from adk_rx.flows.request_layout import planned_content
 from adk_rx.models.aggregation import ensure_function_call_ids
 from adk_rx.models.llm_response import LlmResponse
 
@@ -70,6 +72,9 @@ def model_event(
         tools: the request's tools, to mark the calls of long-running ones.
     """
     content = response.content
+    planner = getattr(ctx.agent, "planner", None)
+    if planner is not None and content is not None:
+        content = planned_content(planner, ctx, content)
     if (
         content is None
         and response.error_code is None

@@ -18,6 +18,7 @@ from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.flows.contents import build_contents
 from adk_rx.flows.instructions import inject_state, resolve_instruction
 from adk_rx.flows.output_schema import apply_output_schema
+from adk_rx.flows.request_layout import lay_out_request
 from adk_rx.flows.transfer import transfer_instruction
 from adk_rx.models.llm_request import LlmRequest, empty_config
 from adk_rx.rx._engine.sync import just
@@ -82,21 +83,21 @@ def _build(agent: LlmAgent, ctx: InvocationContext, now: bool = False) -> Any:
     apply_output_schema(agent, ctx, request)
     if all(_is_plain(s) for s in sources):
         texts = [inject_state(s, ctx.session.state, agent.name) for s in sources]
-        request.append_instructions([*texts, *extra])
+        lay_out_request(agent, ctx, request, texts, extra)
         pending = _apply_tools(agent, ctx, request)
         if pending is None:
             return request if now else just(request)
         return pending
     return rx.concat(*(resolve_instruction(s, ctx) for s in sources)).pipe(
         ops.to_list(),
-        ops.flat_map(lambda texts: _finish(agent, ctx, request, [*texts, *extra])),
+        ops.flat_map(lambda texts: _finish(agent, ctx, request, texts, extra)),
     )
 
 
 def _finish(
-    agent: LlmAgent, ctx: InvocationContext, request: LlmRequest, texts: list[str]
+    agent: LlmAgent, ctx: InvocationContext, request: LlmRequest, texts: list[str], extra: list[str]
 ) -> Observable[LlmRequest]:
-    request.append_instructions(texts)
+    lay_out_request(agent, ctx, request, texts, extra)
     pending = _apply_tools(agent, ctx, request)
     return just(request) if pending is None else pending
 

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from adk_rx.errors import ConfigurationError, UnknownModelError
 from adk_rx.models.base import BaseLlm
 from adk_rx.models.gemini import GeminiLlm
+from adk_rx.models.lite_llm import LiteLlm
 from adk_rx.models.openai_compat import OpenAiCompatibleLlm
 
 __all__ = ["LlmRegistry"]
@@ -121,9 +122,7 @@ def _claude(name: str) -> BaseLlm:
 
 
 def _lite_llm(name: str) -> BaseLlm:
-    from adk_rx.models.lite_llm import LiteLlm  # litellm itself is imported at the first call
-
-    return LiteLlm(model=name)
+    return LiteLlm(model=name)  # litellm itself is imported at the first call
 
 
 # google-adk's LiteLLM prefixes, but ``openai/`` (OpenAiCompatibleLlm serves it without LiteLLM).

@@ -133,6 +133,7 @@ class Runner:
             # Never None: time operators default to a scheduler that starts a thread per timer.
             timer_scheduler=timer_scheduler or default_timer_scheduler(),
             is_resumable=the_app.is_resumable,
+            context_cache_config=the_app.context_cache_config,
             app=the_app,
             app_name=app_name,
             telemetry=Telemetry(tracer_provider, meter_provider),
