@@ -82,3 +82,10 @@ def test_the_offline_evaluation_example_passes_its_recorded_and_simulated_cases(
     out = run(str(EXAMPLES / "evaluation_offline.py"))
     assert "recorded cases: 3 of 3 passed" in out
     assert "simulated case: passed" in out
+
+
+def test_context_cache_reads_the_handbook_from_the_cache_every_turn() -> None:
+    lines = run(str(EXAMPLES / "context_cache.py")).splitlines()
+
+    assert [line.split(":")[0] for line in lines] == ["turn 1", "turn 2", "turn 3"]
+    assert all(" cached)]" in line for line in lines)
