@@ -29,6 +29,9 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   │   └── StoreBusyError      the store has no connection to spare now; try again (503)
     │   ├── OutputSchemaError       the final answer did not fit output_schema, even after a repair
     │   ├── NodeTimeoutError        a workflow node ran past its timeout (also TimeoutError)
+    │   ├── RemoteAgentError        a remote A2A agent answered with an error, or not as A2A
+    │   │   ├── RemoteAgentUnavailableError its card or endpoint could not be reached
+    │   │   └── RemoteTaskFailedError the remote task ended failed, rejected or cancelled
     │   └── BackpressureError       a bounded hand-off overflowed (strategy "error")
     └── StopError                   the run was stopped on purpose
         ├── InvocationCancelledError the subscription was disposed
@@ -68,6 +71,9 @@ __all__ = [
     "ModelError",
     "NodeTimeoutError",
     "OutputSchemaError",
+    "RemoteAgentError",
+    "RemoteAgentUnavailableError",
+    "RemoteTaskFailedError",
     "ReplayMismatchError",
     "RunError",
     "RunnerClosedError",
@@ -212,6 +218,29 @@ class NodeTimeoutError(RunError, TimeoutError):
         self.node_name = node_name
         self.timeout = timeout
         super().__init__(f"Node '{node_name}' timed out after {timeout} seconds.")
+
+
+class RemoteAgentError(RunError):
+    """A remote agent (``adk_rx.a2a.RemoteA2aAgent``) failed: its server answered with an
+    A2A error or with something that is not A2A. ``agent`` names the local agent."""
+
+    def __init__(self, message: str, *, agent: str = "") -> None:
+        super().__init__(message)
+        self.agent = agent
+
+
+class RemoteAgentUnavailableError(RemoteAgentError):
+    """The remote agent's card or endpoint could not be reached (connection, HTTP status,
+    timeout); nothing ran there, or nothing more can be known about it."""
+
+
+class RemoteTaskFailedError(RemoteAgentError):
+    """The remote task ended without an answer: ``state`` is ``"failed"``, ``"rejected"`` or
+    ``"cancelled"``, and the message holds what the remote server said."""
+
+    def __init__(self, message: str, *, agent: str = "", state: str = "failed") -> None:
+        super().__init__(message, agent=agent)
+        self.state = state
 
 
 class StoreBusyError(StoreError):
