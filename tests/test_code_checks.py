@@ -96,8 +96,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "adk_rx.compaction.default",
         ),
     ),
-    # The Runner, and AgentTool, which runs a child Runner.
-    ("runner", ("adk_rx.runner", "adk_rx.agent_tool")),
+    # The Runner, AgentTool, which runs a child Runner, and A2A, which serves Runners and calls
+    # remote agents.
+    ("runner", ("adk_rx.runner", "adk_rx.agent_tool", "adk_rx.a2a")),
     # Built on whole runs: the test kit and evaluation.
     ("tooling", ("adk_rx.testing", "adk_rx.evaluation")),
     # The command line and the server; the root package (only it) re-exports the public names.

@@ -3,7 +3,7 @@
 Skills are read from the tree as google-adk 2.13 reads them: one for the agent itself, one
 per tool it holds, one per sub-agent (a toolset's tools are listed only when they are
 asked for at run time, so they are not on the card). The card names one JSON-RPC interface
-at ``url`` speaking A2A 1.0; the same endpoint also answers A2A 0.3's method names
+at ``url`` speaking A2A 1.0 and, on the same endpoint, A2A 0.3's method names
 (``message/send``, ``message/stream``, ``tasks/get``, ``tasks/cancel``).
 """
 
@@ -20,7 +20,7 @@ from adk_rx.agents.llm import LlmAgent
 __all__ = ["agent_card", "card_dict"]
 
 _JSONRPC = "JSONRPC"
-_PROTOCOL_VERSION = "1.0"
+_PROTOCOL_VERSIONS = ("1.0", "0.3")
 
 
 def _skills(agent: BaseAgent) -> list[AgentSkill]:
@@ -54,10 +54,11 @@ def agent_card(agent: BaseAgent, url: str, *, version: str = "0.1.0") -> AgentCa
         name=agent.name,
         description=agent.description or f"the agent {agent.name}",
         version=version,
+        # One endpoint, listed once per protocol version it speaks: an SDK of either
+        # generation finds its own (1.x prefers 1.0; 0.3 clients read the card's "url").
         supported_interfaces=[
-            AgentInterface(
-                url=url.rstrip("/"), protocol_binding=_JSONRPC, protocol_version=_PROTOCOL_VERSION
-            )
+            AgentInterface(url=url.rstrip("/"), protocol_binding=_JSONRPC, protocol_version=v)
+            for v in _PROTOCOL_VERSIONS
         ],
         capabilities=AgentCapabilities(streaming=True, push_notifications=False),
         default_input_modes=["text/plain"],

@@ -99,6 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
                 '/dev-ui/ (needs google-adk: pip install "adk_rx[compat]")',
             )
         server.add_argument(
+            "--a2a",
+            action="store_true",
+            help="also serve every app over A2A at /a2a/APP_NAME, its agent card at "
+            '/a2a/APP_NAME/.well-known/agent-card.json (needs: pip install "adk_rx[a2a]")',
+        )
+        server.add_argument(
             "--session-service-uri",
             metavar="URL",
             default=os.environ.get("ADK_RX_SESSION_SERVICE_URI") or None,
@@ -205,6 +211,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             memory_embedder=args.memory_embedder,
             broker_url=args.broker_url,
             data_dir=args.data_dir,
+            a2a=args.a2a,
         )
     except AdkRxError as exc:  # e.g. --ui google-adk without google-adk, no otel extra
         print(f"adk-rx: {exc}", file=sys.stderr)

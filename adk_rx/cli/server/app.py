@@ -8,7 +8,7 @@ import gc
 import os
 from collections.abc import AsyncIterator, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
@@ -16,7 +16,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
-from starlette.routing import Match, Route
+from starlette.routing import BaseRoute, Match, Route
 
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
@@ -116,6 +116,7 @@ def create_app(
     span_store: SpanStore | None = None,
     broker: Broker | None = None,
     data_dir: str | os.PathLike[str] | None = None,
+    a2a: bool = False,
 ) -> Starlette:
     """The HTTP app serving the apps of ``agents_dir``.
 
@@ -148,6 +149,8 @@ def create_app(
             artifacts, and the eval sets and results clients create (``evals/``; see
             :mod:`adk_rx.cli.server.routes.eval_scope`). Default ``.adk_rx`` under the working
             folder; created when first needed.
+        a2a: also serve every app over A2A at ``/a2a/{app_name}`` (see
+            :mod:`adk_rx.cli.server.a2a`; needs the ``a2a`` extra).
 
     Raises:
         ConfigurationError: an unknown ``ui``, or ``"google-adk"`` without google-adk.
@@ -199,6 +202,11 @@ def create_app(
             broker, registry, session_service, getattr(session_service, "try_lock_session", None)
         )
 
+    a2a_routes: list[BaseRoute] = []
+    a2a_apps = None
+    if a2a:
+        a2a_apps, a2a_routes = _a2a_parts()
+
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         if liveness is not None:
@@ -207,6 +215,8 @@ def create_app(
         # Runs still going get SHUTDOWN_GRACE seconds to end; the rest are cancelled, so
         # their sessions record CANCELLED. Off the loop: the runs may need it to end.
         await asyncio.to_thread(runners.close, SHUTDOWN_GRACE)
+        if a2a_apps is not None:
+            await a2a_apps.aclose()
         if broker is not None and liveness is not None:
             await broker.close(farewell=liveness.stop)  # publishers write their ends first
 
@@ -218,6 +228,7 @@ def create_app(
             *run_routes.routes,
             *live_route.routes,
             *trace_routes.routes,
+            *a2a_routes,
         ],
         exception_handlers={
             HTTPException: _http_error,
@@ -229,6 +240,7 @@ def create_app(
     )
     app.state.server = server
     app.state.trace_index = trace_index
+    app.state.a2a = a2a_apps
     origins = AllowedOrigins.parse(allow_origins) if allow_origins else None
     if origins is not None:
         app.add_middleware(with_cors, origins=origins)
@@ -239,6 +251,17 @@ def create_app(
         allowed_origins=origins,
     )
     return app
+
+
+def _a2a_parts() -> tuple[Any, list[BaseRoute]]:
+    """The A2A mount; a clear error when the ``a2a`` extra is not installed."""
+    try:
+        from .a2a.mount import A2aApps, mount
+    except ImportError as exc:
+        raise ConfigurationError(
+            f'--a2a needs the a2a-sdk package: pip install "adk_rx[a2a]" ({exc})'
+        ) from exc
+    return A2aApps(), [mount]
 
 
 def session_service_from_uri(uri: str) -> BaseSessionService:
@@ -298,6 +321,7 @@ def serve(
     data_dir: str | os.PathLike[str] | None = None,
     memory_service_uri: str | None = None,
     memory_embedder: str = "hashing",
+    a2a: bool = False,
 ) -> None:
     """Runs the server on uvicorn until interrupted.
 
@@ -314,6 +338,7 @@ def serve(
     tokens. With the OpenTelemetry SDK installed the server keeps recent spans for the trace
     view; ``otlp_endpoint`` (or ``OTEL_EXPORTER_OTLP_ENDPOINT``) exports them over OTLP/HTTP.
     tokens. ``limits`` bounds requests, runs and kept logs (default :class:`Limits`).
+    ``a2a`` serves every app over A2A too, at ``/a2a/{app_name}``.
     """
     import uvicorn
 
@@ -353,6 +378,7 @@ def serve(
         memory_service=memory_service,
         broker=broker,
         data_dir=data_dir,
+        a2a=a2a,
     )
     freeze_startup_heap()
     try:
