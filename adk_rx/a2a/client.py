@@ -13,7 +13,6 @@ import asyncio
 import json
 import weakref
 from pathlib import Path
-from typing import Any
 
 import httpx
 from a2a.client import Client, ClientConfig, ClientFactory
@@ -92,19 +91,21 @@ class RemoteConnection:
             if source.startswith(("http://", "https://")):
                 response = await self._http().get(_card_url(source))
                 response.raise_for_status()
-                data: Any = response.json()
+                raw = response.text
             else:
-                data = json.loads(Path(source).read_text(encoding="utf-8"))
-            self._card = parse_agent_card(data)
+                raw = Path(source).read_text(encoding="utf-8")
         except (httpx.HTTPError, OSError) as exc:
             raise RemoteAgentUnavailableError(
                 f"the agent card of remote agent {self.agent!r} could not be read from "
                 f"{source!r}: {exc}",
                 agent=self.agent,
             ) from exc
-        except (ValueError, A2AError) as exc:
+        try:
+            self._card = parse_agent_card(json.loads(raw))
+        except Exception as exc:  # the SDK's parse errors are of several kinds
             raise RemoteAgentError(
-                f"{source!r} holds no valid agent card for remote agent {self.agent!r}: {exc}",
+                f"{source!r} holds no valid agent card for remote agent {self.agent!r}: "
+                f"{type(exc).__name__}: {exc}",
                 agent=self.agent,
             ) from exc
         return self._card

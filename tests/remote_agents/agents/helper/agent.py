@@ -1,15 +1,14 @@
 """The remote agent of the A2A tests: echoes in streamed chunks, or runs a tool that waits.
 
-* a message with "tool": the model calls ``wait_for_cancel``, an async tool that marks that
-  it started (``started`` in ``$A2A_TEST_MARKERS``), waits, and marks ``stopped`` when it is
-  cancelled: the cancellation tests watch those marks;
+* a message with "tool": the model calls ``wait_for_cancel``, an async tool that writes
+  ``A2A-TEST tool started`` to stderr, waits, and writes ``A2A-TEST tool stopped`` when it is
+  cancelled: the cancellation tests read those lines from the server's stderr;
 * a message with "fail": the model call raises;
 * anything else: ``echo: <text>`` in three chunks (streamed when the run streams).
 """
 
 import asyncio
-import os
-from pathlib import Path
+import sys
 
 import reactivex as rx
 from google.genai import types
@@ -18,9 +17,7 @@ from adk_rx import BaseLlm, LlmAgent, LlmResponse
 
 
 def _mark(name: str) -> None:
-    folder = os.environ.get("A2A_TEST_MARKERS")
-    if folder:
-        Path(folder, name).write_text(name)
+    print(f"A2A-TEST tool {name}", file=sys.stderr, flush=True)
 
 
 async def wait_for_cancel() -> dict:
