@@ -105,8 +105,11 @@ def from_a2a_part(part: Part) -> types.Part | None:
     data = MessageToDict(part.data)
     for _, tag, model in _DATA_FIELDS:
         if meta.get(DATA_TYPE) == tag and isinstance(data, dict):
-            value = model.model_validate(data, by_alias=True)
-            return types.Part(**{tag: value}, thought_signature=_signature(meta))
+            fields: dict[str, Any] = {
+                tag: model.model_validate(data, by_alias=True),
+                "thought_signature": _signature(meta),
+            }
+            return types.Part(**fields)
     wrapped = _BLOB_START + json.dumps(data).encode() + _BLOB_END
     return types.Part(inline_data=types.Blob(data=wrapped, mime_type=_BLOB_MIME))
 

@@ -55,7 +55,7 @@ class Replies:
         self.ctx = ctx
         self.task_id = ""
         self.context_id = ""
-        self.state: TaskState.ValueType = TaskState.TASK_STATE_UNSPECIFIED
+        self.state: TaskState = TaskState.TASK_STATE_UNSPECIFIED
         self._answer: list[Part] = []
         self._status: list[Part] = []
         self._message: Message | None = None

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, cast
 
 from google.genai import types
 
@@ -79,6 +79,12 @@ class RunStarter(Protocol):
         ...
 
 
+class _ClosingIterator(AsyncIterator[Event], Protocol):
+    """What ``to_async_iterable`` returns: closing it disposes the subscription."""
+
+    def close(self) -> None: ...
+
+
 class _RunnerRun:
     def __init__(self, runner: Runner, request: RunRequest) -> None:
         self._runner = runner
@@ -91,7 +97,8 @@ class _RunnerRun:
             invocation_id=request.invocation_id,
         )
         # Subscribed off the loop: a synchronous agent must not run on the server's loop.
-        self._events = to_async_iterable(source.pipe(subscribe_on_eager(io_scheduler())))
+        events = to_async_iterable(source.pipe(subscribe_on_eager(io_scheduler())))
+        self._events = cast(_ClosingIterator, events)
 
     async def _iterate(self) -> AsyncIterator[Event]:
         # The first __anext__ subscribes: in the caller's trace, when it sent one.

@@ -55,7 +55,7 @@ def submitted_task(task_id: str, context_id: str, message: Message | None) -> Ta
     return task
 
 
-def _message(content: types.Content | None, role: Role.ValueType) -> Message | None:
+def _message(content: types.Content | None, role: Role) -> Message | None:
     parts = [
         p for p in (to_a2a_part(part) for part in (content.parts if content else None) or []) if p
     ]
@@ -89,10 +89,10 @@ class TaskEvents:
         self._chunks = 0
         self._last: Message | None = None
         self._last_event: Event | None = None
-        self._state: TaskState.ValueType = TaskState.TASK_STATE_WORKING
+        self._state: TaskState = TaskState.TASK_STATE_WORKING
 
     def _status(
-        self, state: TaskState.ValueType, message: Message | None, metadata: dict[str, Any]
+        self, state: TaskState, message: Message | None, metadata: dict[str, Any]
     ) -> TaskStatusUpdateEvent:
         update = TaskStatusUpdateEvent(task_id=self.task_id, context_id=self.context_id)
         update.status.CopyFrom(TaskStatus(state=state))
