@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
@@ -79,8 +79,12 @@ class RunStarter(Protocol):
         ...
 
 
-class _ClosingIterator(AsyncIterator[Event], Protocol):
+class _ClosingIterator(Protocol):
     """What ``to_async_iterable`` returns: closing it disposes the subscription."""
+
+    def __aiter__(self) -> AsyncIterator[Event]: ...
+
+    def __anext__(self) -> Awaitable[Event]: ...
 
     def close(self) -> None: ...
 
