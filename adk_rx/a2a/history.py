@@ -4,7 +4,8 @@ The remote server keeps its own session per A2A context, so each turn sends only
 events after the remote agent's last answer (the stored event carrying ``a2a:context_id``),
 in that context, as google-adk's ``RemoteA2aAgent`` does. The user's parts go as they are;
 another agent's turn goes as text (``For context: [agent] said: ...``), so the remote model
-does not take it for the user's own words or for its own calls.
+does not take it for the user's own words or for its own calls; the transfer that led to the
+remote agent is left out.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from adk_rx.events import Event
 
 __all__ = ["outgoing"]
 
+TRANSFER = "transfer_to_agent"
+
 
 def _context_of(event: Event, agent: str) -> str | None:
     if event.author != agent or not event.custom_metadata:
@@ -27,12 +30,17 @@ def _context_of(event: Event, agent: str) -> str | None:
     return found if isinstance(found, str) else None
 
 
+def _is_transfer(part: types.Part) -> bool:
+    call = part.function_call or part.function_response
+    return call is not None and call.name == TRANSFER
+
+
 def _rendered(event: Event) -> list[types.Part]:
     """Another agent's turn (or a tool's result) as text for the remote agent."""
     assert event.content is not None
     parts: list[types.Part] = []
     for part in event.content.parts or []:
-        if part.thought:
+        if part.thought or _is_transfer(part):  # routing that led here, not conversation
             continue
         if part.text:
             parts.append(types.Part(text=f"For context: [{event.author}] said: {part.text}"))
