@@ -136,9 +136,9 @@ class TaskEvents:
         role = Role.ROLE_USER if event.author == "user" else Role.ROLE_AGENT
         message = _message(event.content, role)
         if message is not None:
-            self._mark_long_running(message, event)
             if self._state == TaskState.TASK_STATE_WORKING:
-                self._last = message
+                self._last = message  # marked below: the pending call is what the task waits on
+            self._mark_long_running(message, event)
             updates.append(
                 self._status(TaskState.TASK_STATE_WORKING, message, self._event_metadata(event))
             )
