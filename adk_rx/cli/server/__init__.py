@@ -20,8 +20,10 @@ One ``POST /run_sse``, followed through the modules and packages of the server:
    readable for reattaching.
 5. ``errors.py``: what the request may end in instead, each error with its HTTP status.
 
-Beside them: ``traces/`` (the trace views of the dev pages) and ``api/`` (``/openapi.json``
-and ``/docs``, generated from the route table and the models of the bodies).
+Beside them: ``traces/`` (the trace views of the dev pages), ``api/`` (``/openapi.json``
+and ``/docs``, generated from the route table and the models of the bodies) and, with
+``--a2a``, ``a2a/``: every app over A2A at ``/a2a/{app_name}``, each task one of the
+server-owned invocations above, past the same edge.
 
 The names are imported on first use, so ``adk-rx`` can build its option parser (which
 reads :mod:`.limits`) without loading the web stack.
