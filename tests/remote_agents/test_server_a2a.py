@@ -202,6 +202,29 @@ def test_an_oversize_body_answers_413_before_it_is_parsed(server: ServerProcess)
     assert deep.status_code == 400 and error_code(deep) == -32700
 
 
+def test_a_message_over_the_servers_part_limit_fails_its_task_and_runs_nothing(
+    server: ServerProcess,
+):
+    parts = [{"kind": "text", "text": "x"}] * 65  # --max-parts is 64 by default
+    body = {"message": {"messageId": "many", "role": "user", "parts": parts}}
+    with client(server) as http:
+        task = http.post(RPC, json=rpc("message/send", body)).json()["result"]
+        stored = http.get(f"/apps/helper/users/alice/sessions/{task['contextId']}")
+
+    assert task["status"]["state"] == "failed"
+    assert "more than the server's limit" in task["status"]["message"]["parts"][0]["text"]
+    assert stored.status_code == 404  # nothing was run, no session was made
+
+
+@pytest.mark.parametrize("context", ["bad\u0001id", "x" * 1000, ".."])
+def test_a_context_id_no_session_may_have_fails_its_task(server: ServerProcess, context: str):
+    with client(server) as http:
+        answer = http.post(RPC, json=rpc("message/send", message("hi", contextId=context)))
+
+    found = answer.json()
+    assert "error" in found or found["result"]["status"]["state"] == "failed", found
+
+
 def test_an_unknown_app_answers_404(server: ServerProcess):
     with client(server) as http:
         card = http.get("/a2a/nobody/.well-known/agent-card.json")

@@ -22,7 +22,7 @@ from adk_rx.runner import Runner
 from adk_rx.telemetry.propagation import continued_trace
 
 from ..cluster.turns import hold_turn, release_turn, release_when_done
-from ..edge.validation import check_new_id
+from ..edge.validation import check_new_id, check_part_count
 from ..invocations.log import InvocationLog
 from ..shared import Server
 
@@ -87,11 +87,12 @@ class ServerRuns:
         """Starts the run once it has stored its user message.
 
         Raises:
-            RequestRejectedError: a context id no session may have.
+            RequestRejectedError: a context id no session may have, too many parts.
             SessionBusyError, TooManyRunsError, ConfigurationError: as ``/run`` refuses.
         """
         server, app_name = self._server, self.app_name
         user, sid = request.user_id, check_new_id(request.session_id, "the context id")
+        check_part_count(len(request.new_message.parts or ()), server.limits)
         try:
             held = await hold_turn(server, app_name, user, sid)
         except HTTPException as exc:  # another server process runs the session
