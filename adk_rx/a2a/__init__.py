@@ -29,6 +29,13 @@ Calling one remote agent:
    and waits for its answer, bounded, so the remote work stops too.
 """
 
+try:
+    import a2a.types  # noqa: F401  (the SDK: an optional extra)
+except ModuleNotFoundError as exc:  # pragma: no cover - the dev install has it
+    raise ModuleNotFoundError(
+        'adk_rx.a2a needs the a2a-sdk package: pip install "adk_rx[a2a]"', name=exc.name
+    ) from exc
+
 from adk_rx.a2a.card import agent_card
 from adk_rx.a2a.executor import A2aAgentExecutor
 from adk_rx.a2a.remote_agent import RemoteA2aAgent

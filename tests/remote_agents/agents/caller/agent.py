@@ -4,4 +4,6 @@ import os
 
 from adk_rx.a2a import RemoteA2aAgent
 
-root_agent = RemoteA2aAgent(name="remote_helper", agent_card=os.environ["A2A_HELPER_URL"])
+root_agent = RemoteA2aAgent(
+    name="remote_helper", agent_card=os.environ.get("A2A_HELPER_URL", "http://127.0.0.1:1")
+)
