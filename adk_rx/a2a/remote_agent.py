@@ -14,6 +14,7 @@ from adk_rx.a2a.client import RemoteConnection, translate
 from adk_rx.a2a.history import outgoing
 from adk_rx.a2a.parts import to_a2a_part
 from adk_rx.a2a.replies import Replies
+from adk_rx.a2a.task_stream import TaskStream
 from adk_rx.agents.base import BaseAgent
 from adk_rx.context import InvocationContext
 from adk_rx.errors import ConfigurationError
@@ -99,28 +100,26 @@ class RemoteA2aAgent(BaseAgent):
             context_id=context_id or "",
         )
         replies = Replies(self.name, ctx)
-        stream = client.send_message(SendMessageRequest(message=message))
+        stream = TaskStream(client.send_message(SendMessageRequest(message=message)))
+        read_all = False
         try:
             async for item in stream:
                 event = replies.read(item)
                 if event is not None:
                     yield event
+            read_all = True
         except (asyncio.CancelledError, GeneratorExit):
             raise
         except Exception as exc:
             raise translate(exc, self.name) from exc
         finally:
-            await _close(stream)
-            if replies.task_id and not replies.ended:
-                # Given up before the remote task ended: stop it there too.
-                await asyncio.shield(connection.cancel(replies.task_id, self.cancel_timeout))
+            if not (read_all and replies.ended):
+                # Given up (or cut off) before the remote task ended: stop it there too.
+                await asyncio.shield(self._cancel_remote(stream, replies))
+            await stream.close()
         yield replies.final()
 
-
-async def _close(stream: object) -> None:
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        try:
-            await aclose()
-        except Exception:  # the stream broke already; its error was raised or is moot
-            return
+    async def _cancel_remote(self, stream: TaskStream, replies: Replies) -> None:
+        task_id = await stream.task_id_within(self.cancel_timeout)
+        if task_id and not replies.ended:
+            await self._connection.cancel(task_id, self.cancel_timeout)
