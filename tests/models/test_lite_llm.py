@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any
 
@@ -21,9 +22,20 @@ from ._fakes import FakeServer, VirtualClock, json_reply, sse_reply, unfinished_
 pytest.importorskip("litellm")
 
 from adk_rx.models.lite_llm import LiteLlm
+from adk_rx.rx import runtime_loop
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.5, multiplier=2.0, jitter=0.0)
 USAGE = {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _stop_litellm_logging_worker() -> Any:
+    """litellm starts a logging task on the loop of its first call (adk_rx's background loop) and
+    never ends it; stop it after this module so later tests that count that loop's tasks see none."""
+    yield
+    from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+
+    asyncio.run_coroutine_threadsafe(GLOBAL_LOGGING_WORKER.stop(), runtime_loop()).result(10)
 
 
 def local(server: FakeServer, **options: Any) -> LiteLlm:
