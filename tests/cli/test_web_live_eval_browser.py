@@ -64,6 +64,28 @@ def test_live_text_mode_talks_over_the_websocket(
         page.close()
 
 
+def test_live_started_while_a_new_session_is_on_its_way_joins_that_session(
+    browser: Any, served: tuple[str, str, str, InMemorySessionService]
+) -> None:
+    url, _, voice_app, service = served
+    page = browser.new_page(viewport={"width": 1400, "height": 860})
+    expect = sync_api.expect
+    expect.set_options(timeout=WAIT_MS)
+    try:
+        page.goto(url)
+        page.select_option("#app", voice_app)
+        page.click("#new-session")
+        page.check("#live")  # before the new session is open: the live start must not make another
+        expect(page.locator("#status")).to_contain_text("live")
+        expect(page.locator("#sessions li")).to_have_count(1)
+        page.uncheck("#live")
+        expect(page.locator("#status")).to_have_text("idle")
+        listed = service.list_sessions(app_name=voice_app, user_id="user").run()
+        assert len(listed.sessions) == 1
+    finally:
+        page.close()
+
+
 def test_a_session_is_added_to_an_eval_set_and_the_set_runs_in_the_page(
     browser: Any, served: tuple[str, str, str, InMemorySessionService], shots: Path
 ) -> None:
