@@ -23,6 +23,7 @@ from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
+from adk_rx.auth.tool_auth import get_auth_response, request_credential
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions, ToolConfirmation, new_event_id
 from adk_rx.invocation_shared import InvocationShared
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from adk_rx.agents.base import BaseAgent
     from adk_rx.agents.call import NodeCall
     from adk_rx.artifacts.base import BaseArtifactService
+    from adk_rx.auth.config import AuthConfig
+    from adk_rx.auth.credential import AuthCredential
     from adk_rx.live.queue import LiveRequestQueue
     from adk_rx.memory.base import BaseMemoryService, SearchMemoryResponse
     from adk_rx.resumability.log import ResumeLog
@@ -366,6 +369,25 @@ class ToolContext(CallbackContext):
         self.actions.requested_tool_confirmations[self.function_call_id] = ToolConfirmation(
             hint=hint, payload=payload
         )
+
+    def request_credential(self, auth_config: AuthConfig) -> None:
+        """Asks the user for a credential for this call (google-adk's ``request_credential``).
+
+        The flow emits an ``adk_request_credential`` call (for OAuth2, with the sign-in URI)
+        and ends the turn; the user's answer runs this call again, and
+        :meth:`get_auth_response` then returns the credential.
+        """
+        request_credential(self, auth_config)
+
+    def get_auth_response(self, auth_config: AuthConfig) -> AuthCredential | None:
+        """The credential the user gave for ``auth_config`` (this turn's answer or a stored
+        one), an OAuth2 code exchanged and an expired token refreshed; None when there is
+        none. Blocking: it may make a token request.
+
+        Raises:
+            CredentialError: the code exchange failed (a wrong or used code).
+        """
+        return get_auth_response(self, auth_config)
 
     def search_memory(self, query: str) -> Observable[SearchMemoryResponse]:
         """Searches the memory service for this app and user."""

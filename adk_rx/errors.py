@@ -25,6 +25,7 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── ToolArgumentsError      the model's arguments do not fit a tool's parameters
     │   ├── ToolResultError         a tool returned a value JSON cannot hold
     │   ├── McpConnectionError      an MCP server was unreachable, did not start or list its tools
+    │   ├── CredentialError         a token request failed (wrong code, revoked refresh token)
     │   ├── StoreError              a session / artifact / memory store failed
     │   │   └── StoreBusyError      the store has no connection to spare now; try again (503)
     │   ├── OutputSchemaError       the final answer did not fit output_schema, even after a repair
@@ -59,6 +60,7 @@ __all__ = [
     "CallbackError",
     "CircuitOpenError",
     "ConfigurationError",
+    "CredentialError",
     "GraphValidationError",
     "InstructionError",
     "InvalidAgentError",
@@ -196,6 +198,10 @@ class ToolResultError(RunError):
 
 class McpConnectionError(RunError):
     """An MCP server could not be reached or initialised, or did not list its tools."""
+
+
+class CredentialError(RunError):
+    """A token request failed: a wrong or used code, a revoked refresh token, no endpoint."""
 
 
 class StoreError(RunError):

@@ -28,6 +28,8 @@ from adk_rx.errors import ConfigurationError
 
 __all__ = [
     "CONFIRMATION_FUNCTION",
+    "CREDENTIAL_FUNCTION",
+    "PAUSE_FUNCTIONS",
     "Event",
     "EventActions",
     "EventCompaction",
@@ -103,6 +105,13 @@ class ToolConfirmation:
 CONFIRMATION_FUNCTION = "adk_request_confirmation"
 """The function call that asks the user to confirm a tool call (its answer is a
 :class:`ToolConfirmation` as the call's function response)."""
+
+CREDENTIAL_FUNCTION = "adk_request_credential"
+"""The function call that asks the user for a credential (its args: the asking call's id and
+the auth config; its answer: the auth config with the redirect URL, or the credential)."""
+
+PAUSE_FUNCTIONS = frozenset({CONFIRMATION_FUNCTION, CREDENTIAL_FUNCTION})
+"""The calls adk_rx makes to ask the user something: answered once, never shown to a model."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,8 @@ class InvocationShared:
         "_lock",
         "callback_data",
         "cancelled",
+        "credential_answers",
+        "credentials",
         "llm_calls",
         "max_llm_calls",
         "wait_stored",
@@ -43,6 +45,10 @@ class InvocationShared:
         self.max_llm_calls = max_llm_calls
         self.callback_data: dict[str, Any] = {}
         self.cancelled = threading.Event()
+        # adk_rx.auth: the user's answers to credential requests, by request id (taken out of
+        # the message before it is stored), and the credentials they gave, by credential key.
+        self.credential_answers: dict[str, Any] = {}
+        self.credentials: dict[str, Any] = {}
 
     def count_llm_call(self) -> None:
         """Counts one model call; raises when the invocation's budget is spent."""

@@ -1,9 +1,10 @@
 """InvocationServices: what every agent, tool and callback of an invocation may use.
 
-The stores (sessions, artifacts, memory), the plugins, the schedulers and whether the app is
-resumable: one frozen value per Runner, which every :class:`~adk_rx.context.InvocationContext`
-of its invocations references (``ctx.services``) instead of copying each part. A Runner's
-:class:`~adk_rx.runner.services.TurnServices` is one, with what only the Runner needs besides.
+The stores (sessions, artifacts, memory, credentials), the plugins, the schedulers and whether
+the app is resumable: one frozen value per Runner, which every
+:class:`~adk_rx.context.InvocationContext` of its invocations references (``ctx.services``)
+instead of copying each part. A Runner's :class:`~adk_rx.runner.services.TurnServices` is
+one, with what only the Runner needs besides.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from reactivex.abc import SchedulerBase
 
     from adk_rx.artifacts.base import BaseArtifactService
+    from adk_rx.auth.credential_service import BaseCredentialService
     from adk_rx.memory.base import BaseMemoryService
     from adk_rx.models.context_cache import ContextCacheConfig
     from adk_rx.sessions.base import BaseSessionService
@@ -32,6 +34,8 @@ class InvocationServices:
         session_service: where sessions and events are stored.
         artifact_service: where artifacts are stored (None: artifacts are refused).
         memory_service: long-term memory (None: memory searches are refused).
+        credential_service: where users' credentials for tools are kept (None: a credential
+            lasts one invocation).
         plugins: the plugins applied to every invocation.
         io_scheduler: where blocking work runs (None: the shared I/O pool).
         timer_scheduler: where timeouts and delays run (None: reactivex's default, which
@@ -43,6 +47,7 @@ class InvocationServices:
     session_service: BaseSessionService
     artifact_service: BaseArtifactService | None = None
     memory_service: BaseMemoryService | None = None
+    credential_service: BaseCredentialService | None = None
     plugins: PluginManager = field(default_factory=PluginManager)
     io_scheduler: SchedulerBase | None = None
     timer_scheduler: SchedulerBase | None = None

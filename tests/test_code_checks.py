@@ -79,10 +79,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "adk_rx.usage",
             "adk_rx.telemetry",
             "adk_rx.compaction",
+            "adk_rx.auth",
         ),
     ),
-    # An LlmAgent's step loop, and resuming it where a stopped invocation left it.
-    ("flows", ("adk_rx.flows", "adk_rx.resumability")),
+    # An LlmAgent's step loop, and resuming it where a stopped invocation left it (or where
+    # it waited for a user's credential).
+    ("flows", ("adk_rx.flows", "adk_rx.resumability", "adk_rx.auth.resume")),
     # The agent tree; an App around it and the loader that imports one from a folder; the
     # live flow; compaction's default summarizer (it reads the tree's models).
     (

@@ -4,7 +4,8 @@
   branch sees its ancestors' events, never its siblings').
 * The user's and the agent's own events keep their content; another agent's turn becomes
   a user-role ``For context:`` message, so the model does not take it for its own.
-* Confirmation requests and answers (``adk_request_confirmation``) are left out.
+* Confirmation and credential requests and their answers (``adk_request_confirmation``,
+  ``adk_request_credential``) are left out.
 * A function response that arrives later than its call (long-running tools) is moved next
   to its call, merged with earlier responses to the same call.
 * ``include_contents="none"`` keeps only the current turn.
@@ -22,7 +23,7 @@ import json
 from google.genai import types
 
 from adk_rx.compaction.contents import apply_compactions
-from adk_rx.events import CONFIRMATION_FUNCTION, Event
+from adk_rx.events import CONFIRMATION_FUNCTION, PAUSE_FUNCTIONS, Event
 from adk_rx.flows.delegated import DelegatedView
 from adk_rx.sessions.session import Session
 
@@ -60,9 +61,9 @@ def _is_confirmation(event: Event) -> bool:
     if content is None or not content.parts:
         return False
     for part in content.parts:
-        if part.function_call and part.function_call.name == CONFIRMATION_FUNCTION:
+        if part.function_call and part.function_call.name in PAUSE_FUNCTIONS:
             return True
-        if part.function_response and part.function_response.name == CONFIRMATION_FUNCTION:
+        if part.function_response and part.function_response.name in PAUSE_FUNCTIONS:
             return True
     return False
 

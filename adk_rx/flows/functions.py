@@ -25,6 +25,7 @@ from reactivex import operators as ops
 from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.events import (
     CONFIRMATION_FUNCTION,
+    CREDENTIAL_FUNCTION,
     Event,
     EventActions,
     ToolConfirmation,
@@ -162,7 +163,8 @@ def _events(
 def _event_list(
     agent: LlmAgent, ctx: InvocationContext, items: list[Call], results: list[Any]
 ) -> list[Event]:
-    """An optional confirmation-request event, then the merged response event."""
+    """An optional credential-request event (it ends the invocation), an optional
+    confirmation-request event, then the merged response event."""
     parts: list[types.Part] = []
     actions = EventActions()
     for item, result in zip(items, results, strict=True):
@@ -171,6 +173,9 @@ def _event_list(
             continue
         parts.append(_response_part(item.call, result))
     out: list[Event] = []
+    if actions.requested_auth_configs:
+        out.append(_credential_event(agent, ctx, actions))
+        ctx.end_invocation = True  # the turn waits for the user's sign-in (as google-adk)
     if actions.requested_tool_confirmations:
         out.append(_confirmation_event(agent, ctx, items, actions))
     if parts:
@@ -246,5 +251,35 @@ def _confirmation_event(
         invocation_id=ctx.invocation_id,
         branch=ctx.branch,
         content=types.Content(role="model", parts=parts),
+        long_running_tool_ids=frozenset(ids),
+    )
+
+
+def _credential_event(agent: LlmAgent, ctx: InvocationContext, actions: EventActions) -> Event:
+    """One ``adk_request_credential`` call per credential asked for (one per credential key)."""
+    parts: list[types.Part] = []
+    ids: set[str] = set()
+    seen: set[Any] = set()
+    for call_id, auth_config in actions.requested_auth_configs.items():
+        key = auth_config.get("credentialKey") if isinstance(auth_config, dict) else None
+        if key is not None and key in seen:
+            continue
+        seen.add(key)
+        request_id = new_call_id()
+        ids.add(request_id)
+        parts.append(
+            types.Part(
+                function_call=types.FunctionCall(
+                    id=request_id,
+                    name=CREDENTIAL_FUNCTION,
+                    args={"functionCallId": call_id, "authConfig": auth_config},
+                )
+            )
+        )
+    return Event(
+        author=agent.name,
+        invocation_id=ctx.invocation_id,
+        branch=ctx.branch,
+        content=types.Content(role="user", parts=parts),
         long_running_tool_ids=frozenset(ids),
     )

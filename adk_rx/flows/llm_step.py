@@ -16,6 +16,7 @@ import reactivex as rx
 from reactivex import Observable
 from reactivex import operators as ops
 
+from adk_rx.auth.resume import resume_credentials
 from adk_rx.callbacks import callback_chain, has_callbacks
 from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
@@ -49,6 +50,9 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     confirmed = resume_confirmations(agent, ctx)
     if confirmed is not None:
         last = yield confirmed
+    signed_in = resume_credentials(agent, ctx)
+    if signed_in is not None:
+        last = (yield signed_in) or last
     if ctx.end_invocation or ctx.cancelled:
         return last
     request = build_request_now(agent, ctx)

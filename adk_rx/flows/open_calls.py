@@ -8,7 +8,8 @@ function response from the user is taken only when it answers an *open* call of 
 
 * a stored function call with no stored response yet: a call a crash left unanswered, a
   call of the user's own message;
-* a confirmation request (``adk_request_confirmation``) not yet answered: answering it twice
+* a confirmation or credential request (``adk_request_confirmation``,
+  ``adk_request_credential``) not yet answered: answering it twice
   would run the confirmed tool twice;
 * a long-running call (listed in its event's ``long_running_tool_ids``, other than a
   confirmation request), answered or not: such a tool reports progress in several answers
@@ -27,8 +28,7 @@ from dataclasses import dataclass
 from google.genai import types
 
 from adk_rx.errors import ConfigurationError
-from adk_rx.events import Event
-from adk_rx.flows.contents import CONFIRMATION_FUNCTION
+from adk_rx.events import PAUSE_FUNCTIONS, Event
 from adk_rx.sessions.session import Session
 
 __all__ = ["OpenCall", "check_answers", "open_calls"]
@@ -58,7 +58,7 @@ class OpenCall:
     @property
     def takes_updates(self) -> bool:
         """True when the call stays open after an answer (a long-running tool's progress)."""
-        return self.is_long_running and self.call.name != CONFIRMATION_FUNCTION
+        return self.is_long_running and self.call.name not in PAUSE_FUNCTIONS
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from reactivex.disposable import Disposable
 from adk_rx.agents.base import BaseAgent
 from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
+from adk_rx.auth.credential_service import BaseCredentialService
 from adk_rx.compaction import BaseEventSummarizer
 from adk_rx.compaction.default import default_summarizer
 from adk_rx.errors import ConfigurationError, RunnerClosedError
@@ -74,6 +75,8 @@ class Runner:
         session_service: where sessions and events are stored.
         artifact_service: where artifacts are stored (optional).
         memory_service: long-term memory (optional).
+        credential_service: where users' credentials for tools are kept between turns
+            (optional; :mod:`adk_rx.auth`).
         plugins: plugins applied to every invocation, in order.
         io_scheduler: scheduler for blocking work (defaults to the shared I/O pool).
         timer_scheduler: scheduler for deadlines (defaults to adk_rx's timer thread; pass a
@@ -94,6 +97,7 @@ class Runner:
         session_service: BaseSessionService,
         artifact_service: BaseArtifactService | None = None,
         memory_service: BaseMemoryService | None = None,
+        credential_service: BaseCredentialService | None = None,
         plugins: Sequence[BasePlugin] | None = None,
         io_scheduler: SchedulerBase | None = None,
         timer_scheduler: SchedulerBase | None = None,
@@ -128,6 +132,7 @@ class Runner:
             session_service=session_service,
             artifact_service=artifact_service,
             memory_service=memory_service,
+            credential_service=credential_service,
             plugins=plugin_manager,
             io_scheduler=io_scheduler,
             # Never None: time operators default to a scheduler that starts a thread per timer.

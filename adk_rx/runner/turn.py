@@ -16,6 +16,7 @@ subscription), then hands the opened :class:`Turn` on:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,7 @@ from google.genai import types
 from reactivex import Observable, abc
 from reactivex import operators as ops
 
+from adk_rx.auth.answers import take_answers
 from adk_rx.context import InvocationContext
 from adk_rx.errors import SessionNotFoundError
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
@@ -153,6 +155,13 @@ class _Opening:
             run_config=request.run_config,
             live_request_queue=request.live_queue,
         )
+        if request.message is not None:
+            # Secrets in answers to credential requests stay in this invocation's memory:
+            # never in the store, a plugin's view of the message or a span.
+            message = take_answers(ctx.shared, request.message)
+            if message is not request.message:
+                ctx.user_content = message
+                request = self.request = dataclasses.replace(request, message=message)
         ctx.trace = self.trace.opened(ctx)
         turn.ctx = ctx
         chain = self.chain
