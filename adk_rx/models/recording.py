@@ -9,7 +9,10 @@ recorded: there is nothing complete to replay.
 equals the request's, so a session recorded against a real model runs again offline, in any
 order the agents make their calls. The fingerprint is the model-facing part of the request:
 the contents (function-call ids left out, since each run may invent its own), the system
-instruction and the declared tool names. A request that matches nothing raises
+instruction and the declared tool names. When no whole request matches, the turn is matched:
+the contents from the user's latest message on, with the same tools (the same system
+instruction preferred), so a question recorded in a session of its own is answered wherever
+it comes in a longer conversation. A request that matches nothing raises
 :class:`~adk_rx.errors.ReplayMismatchError` with a diff against the closest candidate.
 
 One line::
@@ -147,11 +150,13 @@ class ReplayLlm(BaseLlm):
 
     Each recorded call is served once, unless ``reuse`` is set: then a recorded call answers
     every request that matches it, so one recording serves any number of sessions (a server,
-    a demo, a test that runs the same conversation twice). A streamed recording replayed
-    without ``stream`` gives only its complete (non-partial) responses; a recorded error is
-    raised again as a ``ModelError`` with the recorded message and status. A request that
-    the recording does not cover raises ``ReplayMismatchError`` naming the user messages the
-    recording was made with.
+    a demo, a test that runs the same conversation twice). A request is matched whole first,
+    then by its turn (the contents from the user's latest message on, with the same tools),
+    so a question recorded in a session of its own is answered wherever it comes in a
+    conversation. A streamed recording replayed without ``stream`` gives only its complete
+    (non-partial) responses; a recorded error is raised again as a ``ModelError`` with the
+    recorded message and status. A request that the recording does not cover raises
+    ``ReplayMismatchError`` naming the user messages the recording was made with.
 
     Args:
         path: the JSONL file written by ``RecordingLlm``.
@@ -166,6 +171,7 @@ class ReplayLlm(BaseLlm):
         self._records = _load(self.path)
         super().__init__(model=model or str(self._records[0].get("model", "")))
         self.reuse = reuse
+        self._turns = [_turn(r.get("request", {})) for r in self._records]
         self._used = [False] * len(self._records)
         self._lock = threading.Lock()
 
@@ -175,10 +181,9 @@ class ReplayLlm(BaseLlm):
         seen: list[str] = []
         for record in self._records:
             for content in record.get("request", {}).get("contents", []):
-                parts = content.get("parts", [])
-                if content.get("role") != "user" or _is_context_note(parts):
+                if not _is_user_message(content):
                     continue
-                for part in parts:
+                for part in content.get("parts", []):
                     text = part.get("text")
                     if isinstance(text, str) and text and text not in seen:
                         seen.append(text)
@@ -210,43 +215,91 @@ class ReplayLlm(BaseLlm):
         return rx.defer(replay)
 
     def _take(self, fingerprint: dict[str, Any]) -> dict[str, Any]:
+        turn = _turn(fingerprint)
         with self._lock:
             if self.reuse:
-                unused = list(range(len(self._records)))
+                open_ = list(range(len(self._records)))
             else:
-                unused = [i for i, used in enumerate(self._used) if not used]
-            for index in unused:
-                if self._records[index].get("request") == fingerprint:
-                    self._used[index] = True
-                    return self._records[index]
-        if not unused:
+                open_ = [i for i, used in enumerate(self._used) if not used]
+            # Whole request, then the turn, then the turn under another system instruction
+            # (one templated from state that an earlier turn of the session changed).
+            tiers = (
+                lambda i: self._records[i].get("request") == fingerprint,
+                lambda i: self._turns[i] == turn,
+                lambda i: _same_turn_and_tools(self._turns[i], turn),
+            )
+            for matches in tiers:
+                for index in open_:
+                    if matches(index):
+                        self._used[index] = True
+                        return self._records[index]
+            served = self._used.count(True)
+        if not open_:
             raise ReplayMismatchError(
                 f"{self.path}: all {len(self._records)} recorded calls were already served; "
                 "the run made more model calls than the recording (ReplayLlm(..., reuse=True) "
                 "serves them again)" + self._coverage()
             )
-        nearest = self._records[unused[0]].get("request", {})
+        nearest = self._turns[self._nearest(open_, turn)]
         diff = "\n".join(
             difflib.unified_diff(
                 _pretty(nearest).splitlines(),
-                _pretty(fingerprint).splitlines(),
-                fromfile="recorded (next unused call)",
-                tofile="this request",
+                _pretty(turn).splitlines(),
+                fromfile="recorded (closest turn)",
+                tofile="this request's turn",
                 lineterm="",
                 n=2,
             )
         )
         raise ReplayMismatchError(
-            f"{self.path}: no recorded call matches this request "
-            f"({len(unused)} unused of {len(self._records)}).{self._coverage()}\n{diff}"
+            f"{self.path}: no recorded call matches this request ({served} of the "
+            f"{len(self._records)} recorded calls served so far).{self._coverage()}\n{diff}"
         )
+
+    def _nearest(self, candidates: list[int], turn: dict[str, Any]) -> int:
+        """The candidate with the same tools and user message, else the same tools."""
+
+        def closeness(index: int) -> tuple[bool, bool]:
+            recorded = self._turns[index]
+            return (
+                recorded.get("tools") == turn.get("tools"),
+                recorded.get("contents", [])[:1] == turn.get("contents", [])[:1],
+            )
+
+        return max(candidates, key=closeness)
 
     def _coverage(self) -> str:
         messages = self.recorded_user_messages
         if not messages:
             return ""
         listed = "\n".join(f"  - {m!r}" for m in messages)
-        return f"\nThe recording answers these user messages (ask them, in this order):\n{listed}"
+        return (
+            "\nThe recording answers these user messages (each turn is matched by its user "
+            f"message, wherever it comes in the session):\n{listed}"
+        )
+
+
+def _turn(fingerprint: Mapping[str, Any]) -> dict[str, Any]:
+    """The fingerprint cut to the current turn: the contents from the latest user message."""
+    contents = list(fingerprint.get("contents", []))
+    starts = [i for i, content in enumerate(contents) if _is_user_message(content)]
+    return {**fingerprint, "contents": contents[starts[-1] if starts else 0 :]}
+
+
+def _same_turn_and_tools(recorded: Mapping[str, Any], turn: Mapping[str, Any]) -> bool:
+    return recorded.get("contents") == turn.get("contents") and recorded.get("tools") == turn.get(
+        "tools"
+    )
+
+
+def _is_user_message(content: Any) -> bool:
+    """A message the user typed: user role, not a function response nor a context note."""
+    if not isinstance(content, Mapping) or content.get("role") != "user":
+        return False
+    parts = content.get("parts", [])
+    if not parts or _is_context_note(parts):
+        return False
+    return not any(isinstance(p, Mapping) and "functionResponse" in p for p in parts)
 
 
 def _is_context_note(parts: list[Any]) -> bool:

@@ -13,8 +13,9 @@ The model, in this order:
 * an OpenAI-compatible server when ``OPENAI_BASE_URL`` is set (model ``OPENAI_MODEL``,
   default ``gpt-4o-mini``);
 * otherwise offline: the recorded trajectory ``trajectory.jsonl`` next to this file, which
-  answers the questions it was recorded with (see ``record.py``):
-  "Where is my order 1234?" and "Please refund order 1234, it arrived broken." (approve).
+  answers the questions it was recorded with (see ``record.py``), alone or in one chat in
+  either order: "Where is my order 1234?" and "Please refund order 1234, it arrived broken."
+  (approve).
 """
 
 from __future__ import annotations

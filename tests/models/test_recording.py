@@ -16,7 +16,7 @@ from adk_rx.models.gemini import GeminiLlm
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.recording import RecordingLlm, ReplayLlm
-from adk_rx.testing import simplify_events
+from adk_rx.testing import ScriptedLlm, simplify_events
 
 from ._fakes import FakeServer, json_reply, sse_reply
 
@@ -268,3 +268,68 @@ def test_a_recorded_session_replays_with_identical_events(
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert [r["request"]["tools"] for r in lines] == [["get_weather"], ["get_weather"]]
     assert len(server.exchanges) == 2
+
+
+def conversation(*texts: str, instruction: str = "Be brief.") -> LlmRequest:
+    """A request whose contents alternate user and model texts, starting with the user."""
+    roles = ("user", "model")
+    contents = [
+        types.Content(role=roles[i % 2], parts=[types.Part(text=t)]) for i, t in enumerate(texts)
+    ]
+    llm_request = LlmRequest(contents=contents)
+    llm_request.append_instructions([instruction])
+    return llm_request
+
+
+def record_alone(path: Path, *questions: str) -> None:
+    """Records each question in a session of its own, answered with its text upper-cased."""
+    recorder = RecordingLlm(ScriptedLlm([q.upper() for q in questions]), path)
+    for question in questions:
+        run(recorder.generate_content(request(question)))
+
+
+def test_a_question_recorded_alone_is_answered_anywhere_in_a_conversation(tmp_path: Path) -> None:
+    path = tmp_path / "calls.jsonl"
+    record_alone(path, "first?", "second?")
+    replay = ReplayLlm(path, reuse=True)
+
+    later = run(replay.generate_content(conversation("first?", "FIRST?", "second?")))
+    other_order = run(replay.generate_content(conversation("second?", "SECOND?", "first?")))
+    # An instruction templated from state that the earlier turn changed still matches the turn.
+    edited = conversation("first?", "FIRST?", "second?", instruction="Be brief. Order: 1234.")
+
+    assert [r.get_text() for r in later + other_order] == ["SECOND?", "FIRST?"]
+    assert run(replay.generate_content(edited))[0].get_text() == "SECOND?"
+    assert replay.remaining == 0
+
+
+def test_the_whole_request_is_preferred_to_the_turn(tmp_path: Path) -> None:
+    path = tmp_path / "calls.jsonl"
+    recorder = RecordingLlm(ScriptedLlm(["alone", "after hello"]), path)
+    run(recorder.generate_content(request("q")))
+    run(recorder.generate_content(conversation("hello", "hi", "q")))
+
+    replay = ReplayLlm(path, reuse=True)
+
+    assert run(replay.generate_content(conversation("hello", "hi", "q")))[0].get_text() == (
+        "after hello"
+    )
+    assert run(replay.generate_content(conversation("bye", "ok", "q")))[0].get_text() == "alone"
+
+
+def test_a_mismatch_under_reuse_counts_the_calls_served_so_far(tmp_path: Path) -> None:
+    path = tmp_path / "calls.jsonl"
+    record_alone(path, "first?", "second?", "third?")
+    replay = ReplayLlm(path, reuse=True)
+    for _ in range(2):  # the same call served twice counts once
+        run(replay.generate_content(request("first?")))
+
+    with pytest.raises(ReplayMismatchError) as caught:
+        run(replay.generate_content(conversation("first?", "FIRST?", "fourth?")))
+
+    message = str(caught.value)
+    assert "(1 of the 3 recorded calls served so far)" in message
+    assert "wherever it comes in the session" in message
+    assert "in this order" not in message
+    assert '+     "text": "fourth?"' in message
+    assert '"text": "FIRST?"' not in message  # the diff is of this turn, not the history
