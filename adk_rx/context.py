@@ -24,6 +24,7 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.auth.tool_auth import get_auth_response, request_credential
+from adk_rx.budget import budget_for
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions, ToolConfirmation, new_event_id
 from adk_rx.invocation_shared import InvocationShared
@@ -86,7 +87,7 @@ class InvocationContext:
 
     def __post_init__(self) -> None:
         if self.shared is None:
-            self.shared = InvocationShared(self.run_config.max_llm_calls)
+            self.shared = InvocationShared(budget_for(self.run_config))
 
     def copy(self, **changes: Any) -> InvocationContext:
         """A copy with some fields changed; ``shared`` stays the same object.
@@ -135,7 +136,8 @@ class InvocationContext:
         return self.shared.cancelled.is_set()
 
     def increment_llm_call_count(self) -> None:
-        """Counts a model call against ``RunConfig.max_llm_calls``."""
+        """Counts a model call against the invocation's budget (``RunConfig.max_llm_calls``,
+        ``max_tokens``, ``max_cost``); raises BudgetExceededError when it is spent."""
         self.shared.count_llm_call()
 
 

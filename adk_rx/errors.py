@@ -33,11 +33,13 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── RemoteAgentError        a remote A2A agent answered with an error, or not as A2A
     │   │   ├── RemoteAgentUnavailableError its card or endpoint could not be reached
     │   │   └── RemoteTaskFailedError the remote task ended failed, rejected or cancelled
-    │   └── BackpressureError       a bounded hand-off overflowed (strategy "error")
+    │   ├── BackpressureError       a bounded hand-off overflowed (strategy "error")
+    │   └── BulkheadFullError       a bulkhead's permits and waiting places were all taken
     └── StopError                   the run was stopped on purpose
         ├── InvocationCancelledError the subscription was disposed
         ├── InvocationTimeoutError  RunConfig.timeout expired (also TimeoutError)
-        ├── LlmCallsLimitExceededError RunConfig.max_llm_calls was reached
+        ├── BudgetExceededError     a RunConfig budget (calls, tool calls, tokens, cost) ran out
+        │   └── LlmCallsLimitExceededError RunConfig.max_llm_calls was reached
         └── RunnerClosedError       the Runner was closed: it starts no new run
     ServerError (also under AdkRxError) a request the API server refuses
     ├── BrokerUnavailableError      the servers' shared Redis does not answer (503)
@@ -57,6 +59,8 @@ __all__ = [
     "AppNotFoundError",
     "BackpressureError",
     "BrokerUnavailableError",
+    "BudgetExceededError",
+    "BulkheadFullError",
     "CallbackError",
     "CircuitOpenError",
     "ConfigurationError",
@@ -261,6 +265,10 @@ class BackpressureError(RunError):
     """A bounded buffer overflowed under the ``"error"`` strategy."""
 
 
+class BulkheadFullError(RunError):
+    """A bulkhead (``adk_rx.rx.Bulkhead``) had no permit free and no waiting place left."""
+
+
 class StopError(AdkRxError):
     """The invocation was stopped on purpose (cancel, deadline, budget)."""
 
@@ -273,7 +281,33 @@ class InvocationTimeoutError(StopError, TimeoutError):
     """``RunConfig.timeout`` expired; the invocation was cancelled."""
 
 
-class LlmCallsLimitExceededError(StopError):
+class BudgetExceededError(StopError):
+    """A budget of ``RunConfig`` ran out; the invocation stopped before the next call.
+
+    Attributes:
+        limit: the setting that ran out (``"max_llm_calls"``, ``"max_tool_calls"``,
+            ``"max_tokens"`` or ``"max_cost"``).
+        allowed: its value.
+        used: what the invocation had used when the call was refused.
+    """
+
+    def __init__(self, message: str, *, limit: str, allowed: float, used: float) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.allowed = allowed
+        self.used = used
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild_budget_error, (type(self), str(self), self.limit, self.allowed, self.used))
+
+
+def _rebuild_budget_error(
+    cls: type[BudgetExceededError], message: str, limit: str, allowed: float, used: float
+) -> BudgetExceededError:
+    return cls(message, limit=limit, allowed=allowed, used=used)
+
+
+class LlmCallsLimitExceededError(BudgetExceededError):
     """The invocation would exceed ``RunConfig.max_llm_calls``."""
 
 

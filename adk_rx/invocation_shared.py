@@ -1,7 +1,7 @@
 """InvocationShared: the state every context copy of one invocation shares.
 
 An :class:`~adk_rx.context.InvocationContext` is copied for each sub-agent and branch; what
-must be one per invocation (the model-call budget, the cancellation flag, callbacks' scratch
+must be one per invocation (the budget, the cancellation flag, callbacks' scratch
 data, the resumable app's "stored yet?" barrier) lives here, referenced by every copy.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from reactivex import Observable
 
-from adk_rx.errors import LlmCallsLimitExceededError
+from adk_rx.budget import Budget
 
 __all__ = ["InvocationShared"]
 
@@ -22,41 +22,41 @@ class InvocationShared:
     """Per-invocation state shared by every context copy of that invocation.
 
     Attributes:
+        budget: the invocation's limits and what it used (an AgentTool's child run shares
+            its caller's).
         callback_data: scratch space shared by callbacks and plugins of the invocation.
         cancelled: set once the invocation is cancelled (disposal or deadline).
+        loop_exits: ids of escalating events a LoopAgent has consumed (its own exit), so an
+            enclosing loop goes on.
     """
 
     __slots__ = (
-        "_lock",
+        "budget",
         "callback_data",
         "cancelled",
         "credential_answers",
         "credentials",
-        "llm_calls",
-        "max_llm_calls",
+        "loop_exits",
         "wait_stored",
     )
 
-    def __init__(self, max_llm_calls: int) -> None:
-        self._lock = threading.Lock()
+    def __init__(self, budget: Budget) -> None:
         # Set by the Runner of a resumable app: a Completable for "this event id is stored".
         self.wait_stored: Callable[[str], Observable[Any]] | None = None
-        self.llm_calls = 0
-        self.max_llm_calls = max_llm_calls
+        self.budget = budget
         self.callback_data: dict[str, Any] = {}
         self.cancelled = threading.Event()
         # adk_rx.auth: the user's answers to credential requests, by request id (taken out of
         # the message before it is stored), and the credentials they gave, by credential key.
         self.credential_answers: dict[str, Any] = {}
         self.credentials: dict[str, Any] = {}
+        self.loop_exits: set[str] = set()
+
+    @property
+    def llm_calls(self) -> int:
+        """Model calls started so far."""
+        return self.budget.llm_calls
 
     def count_llm_call(self) -> None:
-        """Counts one model call; raises when the invocation's budget is spent."""
-        with self._lock:
-            self.llm_calls += 1
-            calls = self.llm_calls
-        if 0 < self.max_llm_calls < calls:
-            raise LlmCallsLimitExceededError(
-                f"max number of llm calls limit of {self.max_llm_calls} exceeded; raise "
-                "RunConfig.max_llm_calls (0 or less means unlimited) or fix the loop"
-            )
+        """Counts one model call; raises BudgetExceededError when a limit is reached."""
+        self.budget.count_llm_call()

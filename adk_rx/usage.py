@@ -28,11 +28,20 @@ from google.genai import types
 
 from adk_rx.events import Event
 from adk_rx.plugins import BasePlugin
+from adk_rx.pricing import ModelPrice, Pricing
 
 if TYPE_CHECKING:
     from adk_rx.context import InvocationContext
 
-__all__ = ["TokenUsage", "UsagePlugin", "UsageReport", "summarize_usage", "usage_metadata"]
+__all__ = [
+    "ModelPrice",
+    "Pricing",
+    "TokenUsage",
+    "UsagePlugin",
+    "UsageReport",
+    "summarize_usage",
+    "usage_metadata",
+]
 
 
 @dataclass(frozen=True, slots=True)

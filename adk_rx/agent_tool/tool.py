@@ -21,6 +21,7 @@ from adk_rx.agent_tool.child_confirmation import (
 from adk_rx.agent_tool.forwarding_artifacts import ForwardingArtifactService
 from adk_rx.agents.base import BaseAgent
 from adk_rx.agents.llm import LlmAgent
+from adk_rx.budget import share_budget
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.runner import Runner
@@ -210,7 +211,10 @@ class AgentTool(BaseTool):
                     user_id=caller.user_id,
                     session_id=session.id,
                     new_message=message,
-                    run_config=caller.run_config.model_copy(update={"timeout": None}),
+                    run_config=share_budget(
+                        caller.run_config.model_copy(update={"timeout": None}),
+                        caller.shared.budget,
+                    ),
                 )
             ),
             ops.do_action(on_event),

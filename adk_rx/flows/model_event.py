@@ -3,7 +3,8 @@
 A response that says nothing (no content, no error, no interruption, no turn end, no
 transcription) makes no event. Function calls without an id get one (``adk-<uuid>``), and the
 calls of long-running tools are listed in ``long_running_tool_ids``. Every field the model
-reported is carried over. An agent's planner may rewrite the content first
+reported is carried over. A complete response's usage counts against the invocation's token
+and cost budgets. An agent's planner may rewrite the content first
 (:func:`~adk_rx.flows.request_layout.planned_content`).
 """
 
@@ -48,6 +49,17 @@ def _has_calls(parts: list[types.Part]) -> bool:
         if part.function_call is not None:
             return True
     return False
+
+
+def _spend(
+    ctx: InvocationContext, response: LlmResponse, usage: types.GenerateContentResponseUsageMetadata
+) -> None:
+    """Adds a complete response's tokens (and cost) to the invocation's budget."""
+    model = response.model_version
+    if model is None:
+        canonical = getattr(ctx.agent, "canonical_model", None)
+        model = getattr(canonical, "model", "") or ""
+    ctx.shared.budget.add_usage(model, usage)
 
 
 def model_event(
@@ -97,6 +109,9 @@ def model_event(
             and tool.is_long_running
         }
         long_running = frozenset(ids_of_long) if ids_of_long else None
+    usage = response.usage_metadata
+    if usage is not None and not partial and ctx.shared.budget.tracks_usage:
+        _spend(ctx, response, usage)
     return Event(
         id=new_event_id() if ids is None else ids.take(bool(response.partial)),
         author=author,

@@ -19,7 +19,7 @@ from reactivex import operators as ops
 
 from adk_rx.callbacks import callback_chain, has_callbacks
 from adk_rx.context import InvocationContext, ToolContext
-from adk_rx.errors import StopError, ToolResultError
+from adk_rx.errors import BudgetExceededError, StopError, ToolResultError
 from adk_rx.flows.tool_errors import error_text, format_tool_error, log_tool_error
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.first_or_recover import first_or_recover
@@ -77,7 +77,14 @@ class Call:
 
 
 def run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[Any]:
-    """Emits exactly one item: the response dict, or NO_RESPONSE."""
+    """Emits exactly one item: the response dict, or NO_RESPONSE; errors with
+    BudgetExceededError when the invocation's budget allows no further tool run."""
+    budget = ctx.shared.budget
+    if budget.checks_tools and item.tool is not None:
+        try:
+            budget.count_tool_call()
+        except BudgetExceededError as exc:
+            return rx.throw(exc)
     if ctx.trace is not None:  # an execute_tool span around callbacks and tool
         return ctx.trace.execute_tool(item, lambda: _run_call(agent, ctx, item))
     return _run_call(agent, ctx, item)
@@ -111,6 +118,9 @@ def run_call_now(agent: LlmAgent, ctx: InvocationContext, item: Call, tool: Base
     """
     if ctx.cancelled:
         raise StopError("invocation cancelled")
+    budget = ctx.shared.budget
+    if budget.checks_tools:
+        budget.count_tool_call()  # BudgetExceededError: a StopError, raised
     try:
         value = tool.run_now(args=item.args, tool_context=item.context)
         if value is None and tool.is_long_running:

@@ -19,7 +19,7 @@ from reactivex.disposable import Disposable
 from reactivex.scheduler import CurrentThreadScheduler
 
 from adk_rx.compaction import compact_session
-from adk_rx.errors import InvocationCancelledError, InvocationTimeoutError
+from adk_rx.errors import BudgetExceededError, InvocationCancelledError, InvocationTimeoutError
 from adk_rx.events import Event
 from adk_rx.runner.body import agent_events, before_run_or_agent_events
 from adk_rx.runner.gates import Gate, SessionKey
@@ -192,12 +192,27 @@ class Invocation(abc.DisposableBase):
             cleanup = self.services.plugins.all(
                 "on_run_error_callback", invocation_context=ctx, error=error
             ).pipe(ops.catch(lambda *_: sync.empty()))
-        cleanup = cleanup.pipe(ops.concat(self._repair(f"error: {error}", None)))
+        records: list[Event] = []
+        if isinstance(error, BudgetExceededError):
+            # Ends like a deadline: the open calls answered, the stop recorded with its figures.
+            budget = {"limit": error.limit, "allowed": error.allowed, "used": error.used}
+            repair = self._repair(
+                f"budget exceeded: {error.limit}",
+                "BUDGET_EXCEEDED",
+                records,
+                {"budget": budget},
+                keep_applied=True,
+            )
+        else:
+            repair = self._repair(f"error: {error}", None)
+        cleanup = cleanup.pipe(ops.concat(repair))
 
         def done(*_: Any) -> None:
             self._chain.settle()
             self._release()
             self.trace.end("error", error)
+            for event in records:
+                self.observer.on_next(event)
             self.observer.on_error(error)
 
         cleanup.subscribe(on_error=done, on_completed=done)
@@ -233,7 +248,12 @@ class Invocation(abc.DisposableBase):
         self._repair(reason, code, records).subscribe(on_error=done, on_completed=done)
 
     def _repair(
-        self, reason: str, code: str | None, records: list[Event] | None = None
+        self,
+        reason: str,
+        code: str | None,
+        records: list[Event] | None = None,
+        metadata: dict[str, Any] | None = None,
+        keep_applied: bool = False,
     ) -> Observable[Any]:
         """Waits for the append in flight, then answers open calls and records the stop."""
         turn = self.turn
@@ -245,4 +265,6 @@ class Invocation(abc.DisposableBase):
             code,
             self.services.app.root_agent.name,
             records,
+            metadata,
+            keep_applied,
         )

@@ -78,10 +78,16 @@ class OpenCalls:
         ]
 
     def stop_records(
-        self, invocation_id: str, reason: str, code: str | None, default_author: str
+        self,
+        invocation_id: str,
+        reason: str,
+        code: str | None,
+        default_author: str,
+        metadata: dict[str, Any] | None = None,
     ) -> list[Event]:
         """What a stopped invocation stores: answers to its open calls, then (with a
-        ``code`` such as CANCELLED or TIMEOUT) a final event saying where it stopped."""
+        ``code`` such as CANCELLED, TIMEOUT or BUDGET_EXCEEDED) a final event saying where
+        it stopped, carrying ``metadata`` as its ``custom_metadata``."""
         events = self.answers(invocation_id, reason)
         if code is not None:
             events.append(
@@ -90,6 +96,7 @@ class OpenCalls:
                     invocation_id=invocation_id,
                     error_code=code,
                     error_message=f"invocation {reason}",
+                    custom_metadata=metadata,
                     turn_complete=True,
                 )
             )
