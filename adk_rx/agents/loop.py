@@ -24,9 +24,11 @@ class LoopAgent(BaseAgent):
     """Runs its sub-agents in order, again and again.
 
     Stops after the first event that escalates (that event is emitted, nothing after it) or
-    after ``max_iterations`` rounds; without a limit it loops lazily, for as long as the
-    subscriber keeps taking events. A sub-agent's own early end (a before-agent callback's
-    content) ends that sub-agent's turn only, not the loop. Disposing the subscription
+    after ``max_iterations`` rounds. The exit is scoped: the loop consumes the escalation of
+    its own subtree (``exit_loop``, or any agent's ``escalate``), so an enclosing LoopAgent
+    (or ParallelAgent) sees the event and goes on. Without a limit it loops lazily, for as
+    long as the subscriber keeps taking events. A sub-agent's own early end (a before-agent
+    callback's content) ends that sub-agent's turn only, not the loop. Disposing the subscription
     (which a cancelled invocation does) starts no further sub-agent, and neither does a
     pending long-running call. In a resumable app it records the sub-agent and round it runs
     (``agent_state``); a resumed invocation continues there.
@@ -36,6 +38,8 @@ class LoopAgent(BaseAgent):
         max_iterations=2, sub_agents [a, b]:   --a1--b1--a2--b2--|
         b escalates in round 1:               --a1--b1(esc)|
         no limit, take(3):                    --a1--b1--a2|     (b is never started again)
+
+        outer [inner [a], b], a escalates:    --a1(esc)--b1--a1(esc)--b1--...  (outer goes on)
 
     Args:
         max_iterations: rounds to run at most; None runs until an escalation.
@@ -65,6 +69,14 @@ class LoopAgent(BaseAgent):
     max_iterations: int | None
 
     def _run_async_impl(self, ctx: InvocationContext) -> Observable[Event]:
+        exits = ctx.shared.loop_exits
+
+        def goes_on(event: Event) -> bool:
+            if not event.actions.escalate or event.id in exits:
+                return True  # no escalation, or one an inner loop ended with already
+            exits.add(event.id)  # this loop's exit: the loops around it go on
+            return False
+
         return run_in_order(self, ctx, self.max_iterations, looping=True).pipe(
-            ops.take_while(lambda event: not event.actions.escalate, inclusive=True),
+            ops.take_while(goes_on, inclusive=True),
         )

@@ -27,7 +27,8 @@ class ParallelAgent(BaseAgent):
 
     Each sub-agent runs in branch ``"<parallel name>.<child name>"``, so siblings never see
     each other's events in their model contents. The first escalating event is emitted and
-    then ends the agent, cancelling the other branches; an error in one branch errors the
+    then ends the agent, cancelling the other branches (unless a LoopAgent inside the branch
+    consumed it: that exit ends the loop only); an error in one branch errors the
     agent and cancels the others. Disposing the subscription reaches every branch at once,
     on the disposing thread (``subscribe_on_eager``; stock ``subscribe_on`` would queue the
     disposal behind the branch's own work on its worker). The branches are merged inside the
@@ -73,6 +74,9 @@ class ParallelAgent(BaseAgent):
             agent.run_async(branch_ctx).pipe(subscribe_on_eager(scheduler))
             for agent in self.sub_agents
         ]
+        exits = ctx.shared.loop_exits  # an inner loop's exit ends that loop only
         return rx.merge(*branches).pipe(
-            ops.take_while(lambda event: not event.actions.escalate, inclusive=True)
+            ops.take_while(
+                lambda event: not event.actions.escalate or event.id in exits, inclusive=True
+            )
         )

@@ -198,3 +198,56 @@ def test_a_sub_agent_cannot_get_a_second_parent() -> None:
     LoopAgent(name="one", sub_agents=[shared])
     with pytest.raises(InvalidAgentError, match="already has parent"):
         LoopAgent(name="two", sub_agents=[shared])
+
+
+# -- scoped exits: an inner loop's escalation ends that loop only ------------------------------
+
+
+def test_an_inner_loops_exit_ends_the_inner_loop_only() -> None:
+    worker = ScriptedAgent(name="worker", runs=[["w1", "!done"]])
+    inner = LoopAgent(name="inner", sub_agents=[worker])
+    after = ScriptedAgent(name="after", runs=[["a"]])
+    outer = LoopAgent(name="outer", sub_agents=[inner, after], max_iterations=3)
+
+    events = _run(outer)
+
+    assert texts(events) == ["w1", "done", "a"] * 3
+    assert len(worker.contexts) == 3 and len(after.contexts) == 3
+
+
+def test_an_escalation_outside_the_inner_loop_still_ends_the_outer_one() -> None:
+    inner = LoopAgent(name="inner", sub_agents=[ScriptedAgent(name="w", runs=[["!x"]])])
+    stop = ScriptedAgent(name="stop", runs=[["s1"], ["!halt"]])
+    outer = LoopAgent(name="outer", sub_agents=[inner, stop], max_iterations=10)
+
+    assert texts(_run(outer)) == ["x", "s1", "x", "halt"]
+
+
+def test_exit_loop_in_a_nested_loop_lets_the_outer_loop_go_on_through_a_runner() -> None:
+    exit_call = LlmResponse(
+        content=types.Content(
+            role="model",
+            parts=[types.Part(function_call=types.FunctionCall(name="exit_loop", args={}))],
+        )
+    )
+    critic_llm = ScriptedLlm(["draft", exit_call] * 2)
+    critic = LlmAgent(name="critic", model=critic_llm, tools=[exit_loop])
+    refine = LoopAgent(name="refine", sub_agents=[critic], max_iterations=5)
+    publish = LlmAgent(name="publish", model=ScriptedLlm(["published 1", "published 2"]))
+    chapters = LoopAgent(name="chapters", sub_agents=[refine, publish], max_iterations=2)
+    runner = InMemoryRunner(agent=chapters)
+    session = runner.session_service.create_session(app_name=runner.app_name, user_id="u").run()
+
+    events = list(runner.run(user_id="u", session_id=session.id, new_message="write"))
+
+    assert simplify_events(events) == [
+        "critic: draft",
+        "critic: FunctionCall(exit_loop, {})",
+        "critic: FunctionResponse(exit_loop, {})",
+        "publish: published 1",
+    ] * 1 + [
+        "critic: draft",
+        "critic: FunctionCall(exit_loop, {})",
+        "critic: FunctionResponse(exit_loop, {})",
+        "publish: published 2",
+    ]
