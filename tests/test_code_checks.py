@@ -69,6 +69,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "adk_rx.memory",
             "adk_rx.models",
             "adk_rx.tools",
+            "adk_rx.code_executors",
             "adk_rx.context",
             "adk_rx.services",
             "adk_rx.invocation_shared",

@@ -15,6 +15,7 @@ from adk_rx.agents.delegation import DelegatedAgentTool, task_turn
 from adk_rx.agents.finish_task import FinishTaskTool
 from adk_rx.agents.structured_output import structured_flow
 from adk_rx.callbacks import as_callback_list
+from adk_rx.code_executors.base import BaseCodeExecutor
 from adk_rx.context import InvocationContext
 from adk_rx.errors import ConfigurationError, InvalidAgentError
 from adk_rx.events import Event
@@ -107,6 +108,8 @@ class LlmAgent(BaseAgent):
         disallow_transfer_to_parent, disallow_transfer_to_peers: restrict transfers.
         generate_content_config: generation settings sent with every request.
         max_steps: stop after this many model calls in one run of the agent.
+        code_executor: runs the code blocks of the model's answers and sends their output
+            back (google-adk's loop; see :mod:`adk_rx.code_executors`).
         before_agent_callback ... on_tool_error_callback: one callable or a list each.
     """
 
@@ -133,6 +136,7 @@ class LlmAgent(BaseAgent):
         disallow_transfer_to_peers: bool = False,
         generate_content_config: types.GenerateContentConfig | None = None,
         max_steps: int | None = None,
+        code_executor: BaseCodeExecutor | None = None,
         before_agent_callback: Callbacks[BeforeAgentCallback] = None,
         after_agent_callback: Callbacks[AfterAgentCallback] = None,
         before_model_callback: Callbacks[BeforeModelCallback] = None,
@@ -164,6 +168,10 @@ class LlmAgent(BaseAgent):
             )
         if planner is not None and not isinstance(planner, BasePlanner):
             raise InvalidAgentError(f"planner of {name!r} must be a BasePlanner, got {planner!r}")
+        if code_executor is not None and not isinstance(code_executor, BaseCodeExecutor):
+            raise InvalidAgentError(
+                f"code_executor of {name!r} must be a BaseCodeExecutor, got {code_executor!r}"
+            )
         if max_steps is not None and max_steps < 1:
             raise InvalidAgentError(f"max_steps must be >= 1, got {max_steps}")
         toolsets = tuple(t for t in tools or () if isinstance(t, BaseToolset))
@@ -190,6 +198,7 @@ class LlmAgent(BaseAgent):
         self.disallow_transfer_to_peers = disallow_transfer_to_peers
         self.generate_content_config = generate_content_config
         self.max_steps = max_steps
+        self.code_executor = code_executor
         self.before_model_callback = as_callback_list(before_model_callback)
         self.after_model_callback = as_callback_list(after_model_callback)
         self.on_model_error_callback = as_callback_list(on_model_error_callback)

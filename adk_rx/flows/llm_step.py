@@ -21,6 +21,7 @@ from adk_rx.callbacks import callback_chain, has_callbacks
 from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
 from adk_rx.events import Event
+from adk_rx.flows.code_execution import code_events
 from adk_rx.flows.confirmation import resume_confirmations
 from adk_rx.flows.functions import call_events_now
 from adk_rx.flows.model_event import ResponseIds, model_event
@@ -81,6 +82,9 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         if event.partial:  # a streamed chunk: emitted as it is (the common case, kept short)
             yield event
             last = event
+            continue
+        if agent.code_executor is not None and (run := code_events(agent, ctx, event)):
+            last = yield from run
             continue
         last = yield from _event_and_calls(agent, ctx, tools, event)
     return last
@@ -293,6 +297,8 @@ def _postprocess(
         return ()
     if event.partial:
         return (event,)  # a partial function call is never executed
+    if agent.code_executor is not None and (run := code_events(agent, ctx, event)):
+        return from_generator(lambda: run)
     calls = event.get_function_calls()
     if not calls and not event.actions.transfer_to_agent:
         return (event,)

@@ -15,6 +15,7 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.context import InvocationContext, ToolContext
+from adk_rx.flows.code_execution import prepare_code_request
 from adk_rx.flows.contents import build_contents
 from adk_rx.flows.instructions import inject_state, resolve_instruction
 from adk_rx.flows.output_schema import apply_output_schema
@@ -80,6 +81,8 @@ def _build(agent: LlmAgent, ctx: InvocationContext, now: bool = False) -> Any:
     if targets:
         extra.append(transfer_instruction(agent, targets))
     request.contents = build_contents(ctx.session, agent.name, ctx.branch, agent.include_contents)
+    if agent.code_executor is not None:
+        prepare_code_request(agent, request)
     apply_output_schema(agent, ctx, request)
     if all(_is_plain(s) for s in sources):
         texts = [inject_state(s, ctx.session.state, agent.name) for s in sources]

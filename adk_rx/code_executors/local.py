@@ -1,0 +1,96 @@
+"""UnsafeLocalCodeExecutor: the model's code in a child of this interpreter, unconfined."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from reactivex import Observable
+
+from adk_rx.code_executors.base import BaseCodeExecutor
+from adk_rx.code_executors.program import run_program
+from adk_rx.code_executors.values import CodeExecutionInput, CodeExecutionResult
+from adk_rx.code_executors.workdir import RunDirectory
+from adk_rx.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from adk_rx.context import InvocationContext
+
+__all__ = ["DEFAULT_OUTPUT_LIMIT", "UnsafeLocalCodeExecutor"]
+
+DEFAULT_OUTPUT_LIMIT = 1024 * 1024
+"""Bytes of stdout and of stderr kept from one run; the rest is dropped."""
+
+
+def check_timeout(timeout: float | None) -> None:
+    """Refuses a timeout that is not a positive number of seconds."""
+    if timeout is not None and not timeout > 0:
+        raise ConfigurationError(f"timeout must be > 0 seconds or None, got {timeout!r}")
+
+
+class UnsafeLocalCodeExecutor(BaseCodeExecutor):
+    """Runs the model's code in a child of the current interpreter, with no confinement.
+
+    Unsafe: the code can do whatever this process can (read and write files, use the
+    network, read the environment's secrets). Use it for code you would run yourself; use
+    :class:`~adk_rx.code_executors.SandboxedCodeExecutor` for anything else.
+
+    Each run is a fresh ``python`` (``sys.executable``, with this process's import path)
+    leading its own process group, in a fresh temporary directory holding the input files.
+    The timeout, or disposing the run (the invocation cancelled), kills the whole group:
+    nothing the code started outlives it. Not stateful: a run sees no variable of the last.
+
+    Args:
+        timeout: seconds one run may take (google-adk's default, 300); None for no limit.
+        output_limit: bytes of stdout and of stderr kept.
+        error_retry_attempts, code_block_delimiters, execution_result_delimiters: as in
+            :class:`~adk_rx.code_executors.BaseCodeExecutor` (None: its defaults).
+        stateful: refused (each run is a fresh interpreter).
+    """
+
+    def __init__(
+        self,
+        *,
+        timeout: float | None = 300,
+        output_limit: int = DEFAULT_OUTPUT_LIMIT,
+        error_retry_attempts: int = 2,
+        code_block_delimiters: Sequence[tuple[str, str]] | None = None,
+        execution_result_delimiters: tuple[str, str] | None = None,
+        stateful: bool = False,
+    ) -> None:
+        if stateful:
+            raise ConfigurationError(f"{type(self).__name__} cannot be stateful")
+        check_timeout(timeout)
+        if output_limit < 1:
+            raise ConfigurationError(f"output_limit must be >= 1 byte, got {output_limit}")
+        delimiters: dict[str, Any] = {}
+        if code_block_delimiters is not None:
+            delimiters["code_block_delimiters"] = code_block_delimiters
+        if execution_result_delimiters is not None:
+            delimiters["execution_result_delimiters"] = execution_result_delimiters
+        super().__init__(error_retry_attempts=error_retry_attempts, **delimiters)
+        self.timeout = timeout
+        self.output_limit = output_limit
+
+    def execute_code(
+        self, ctx: InvocationContext, code_input: CodeExecutionInput
+    ) -> Observable[CodeExecutionResult]:
+        """A cold Single: the code run in a child interpreter; disposal kills its group."""
+        return run_program(
+            code_input,
+            env=_inherited_env,
+            timeout=self.timeout,
+            output_limit=self.output_limit,
+            timer=ctx.services.timer_scheduler,
+        )
+
+
+def _inherited_env(directory: RunDirectory) -> dict[str, str]:
+    del directory
+    env = dict(os.environ)
+    # The child finds the modules this process imports (google-adk does the same).
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
