@@ -17,7 +17,7 @@ from adk_rx import (
     SequentialAgent,
     SqlSessionService,
 )
-from adk_rx.models import LlmResponse
+from adk_rx.models import LlmRequest, LlmResponse
 from adk_rx.testing import ScriptedLlm
 
 
@@ -30,6 +30,20 @@ def refund_call(amount: int) -> LlmResponse:
     return LlmResponse(content=types.Content(role="model", parts=[types.Part(function_call=call)]))
 
 
+def approver(request: LlmRequest) -> LlmResponse | str:
+    """Asks the manager, or reports the manager's answer once it is in the request.
+
+    It reads the request rather than counting calls, so a session resumed in another process
+    (``adk-rx run examples/durable_app.py --session-id ...``) gets the answer, not a new ask.
+    """
+    last = request.contents[-1].parts or [] if request.contents else []
+    answers = [p.function_response for p in last if p.function_response]
+    if not answers:
+        return refund_call(40)
+    approved = (answers[0].response or {}).get("approved")
+    return "Approved: refunding 40 EUR." if approved else "Not approved: no refund."
+
+
 app = App(
     name="refunds",
     root_agent=SequentialAgent(
@@ -38,7 +52,7 @@ app = App(
             LlmAgent(name="check", model=ScriptedLlm(["Order 1234 qualifies for a refund."])),
             LlmAgent(
                 name="approve",
-                model=ScriptedLlm([refund_call(40), "Approved: refunding 40 EUR."]),
+                model=ScriptedLlm([approver, approver]),
                 tools=[LongRunningFunctionTool(ask_manager)],
             ),
             LlmAgent(name="notify", model=ScriptedLlm(["Customer notified."])),

@@ -17,9 +17,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from adk_rx.agents.base import BaseAgent
 from adk_rx.errors import AdkRxError
 
-__all__ = ["add_bench_parser", "bench_command"]
+__all__ = ["add_bench_parser", "bench_command", "default_message"]
 
 EXIT_USAGE = 2
 DEFAULT_MESSAGE = "Hello!"
@@ -40,7 +41,10 @@ def add_bench_parser(commands: Any) -> None:
         "-c", "--concurrency", type=int, default=1, help="turns in flight at once (default 1)"
     )
     parser.add_argument(
-        "-m", "--message", default=DEFAULT_MESSAGE, help=f"the user message ({DEFAULT_MESSAGE!r})"
+        "-m",
+        "--message",
+        help="the user message (default: the first one a replayed recording answers, else "
+        f"{DEFAULT_MESSAGE!r})",
     )
     parser.add_argument(
         "--replay",
@@ -66,13 +70,14 @@ def bench_command(args: argparse.Namespace) -> int:
         agent = load_agent(args.agent)
         if override is not None:
             check_override(agent, override)
+        message = args.message or default_message(agent)
         with _progress(args.turns) as advance:
             result = run_bench(
                 agent,
                 app_name=app_name_for(args.agent, agent),
                 turns=args.turns,
                 concurrency=args.concurrency,
-                message=args.message,
+                message=message,
                 on_turn=advance,
             )
     except AdkRxError as exc:
@@ -90,6 +95,20 @@ def bench_command(args: argparse.Namespace) -> int:
 
         plot(result, args.plot)
     return 1 if result.errors else 0
+
+
+def default_message(agent: BaseAgent) -> str:
+    """The first user message the root agent's replayed recording answers, else "Hello!"."""
+    from adk_rx.agents.llm import LlmAgent
+    from adk_rx.models.recording import ReplayLlm
+
+    try:
+        model = agent.canonical_model if isinstance(agent, LlmAgent) else None
+    except AdkRxError:  # no model here: the run says so
+        model = None
+    if isinstance(model, ReplayLlm) and model.recorded_user_messages:
+        return model.recorded_user_messages[0]
+    return DEFAULT_MESSAGE
 
 
 def _require_matplotlib() -> None:

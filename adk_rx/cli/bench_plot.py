@@ -7,7 +7,27 @@ import math
 
 from adk_rx.cli.bench import BenchResult
 
-__all__ = ["plot"]
+__all__ = ["plot", "throughput"]
+
+
+def throughput(result: BenchResult) -> tuple[list[float], list[float]]:
+    """Turns/s in equal windows of the run: window centres (s) and rates.
+
+    At most 20 windows and at least five turns a window on average (one window for a short
+    run), so a short run does not plot empty windows as drops to zero; the last window holds
+    the turn that ended the run.
+    """
+    ends = sorted(t.end for t in result.timings)
+    count = max(1, min(20, len(ends) // 5))
+    span = max(result.wall_seconds, ends[-1] if ends else 0.0, 1e-6)
+    window = span / count
+    edges = [window * i for i in range(count + 1)]
+    buckets = list(itertools.pairwise(edges))
+    rates = [
+        sum(1 for e in ends if lo <= e < hi or (i == count - 1 and e >= hi)) / window
+        for i, (lo, hi) in enumerate(buckets)
+    ]
+    return [(lo + hi) / 2 for lo, hi in buckets], rates
 
 
 def plot(result: BenchResult, path: str) -> None:
@@ -29,12 +49,8 @@ def plot(result: BenchResult, path: str) -> None:
     histogram.set_title("latency")
     histogram.legend()
 
-    ends = sorted(t.end for t in result.timings)
-    window = max(result.wall_seconds / 20, 1e-6)
-    edges = [window * i for i in range(21)]
-    buckets = list(itertools.pairwise(edges))
-    counts = [sum(1 for e in ends if lo <= e < hi) / window for lo, hi in buckets]
-    rate.plot([(lo + hi) / 2 for lo, hi in buckets], counts, marker="o")
+    centres, rates = throughput(result)
+    rate.plot(centres, rates, marker="o")
     rate.set_xlabel("s since start")
     rate.set_ylabel("turns/s")
     rate.set_title("throughput over time")

@@ -114,7 +114,7 @@ def run_command(args: argparse.Namespace) -> int:
     if resumed is not None:
         for line in history_lines(resumed):
             renderer.note(line)
-        chat.pending = pending_calls(resumed.events)
+        chat.note_pending(resumed.events)
     chat.spans = sdk.span_store if sdk is not None else None
     try:
         if args.message is not None:
@@ -176,6 +176,7 @@ class Chat:
         self.stats = next(p for p in runner.plugin_manager.plugins if isinstance(p, TurnStats))
         # What the session waits for: confirmations and long-running calls without a response.
         self.pending: list[types.FunctionCall] = []
+        self._asked_in: dict[str, str] = {}  # pending call id -> the invocation that made it
         self.spans: SpanStore | None = None  # --trace: each turn's span tree is printed
 
     def interactive(self, *, ask: bool) -> int:
@@ -205,7 +206,31 @@ class Chat:
                     self.renderer.failure(f"not a Content JSON object: {exc}")
                     continue
             if message:
-                self.turn(message)
+                self.turn(message, invocation_id=self._paused_invocation(message))
+
+    def note_pending(self, events: list[Event]) -> None:
+        """Adds the calls of ``events`` that wait for the user, and where each was made."""
+        for call in pending_calls(events):
+            self.pending.append(call)
+        for event in events:
+            for call in event.get_function_calls():
+                if call.id:
+                    self._asked_in[call.id] = event.invocation_id
+
+    def _paused_invocation(self, message: types.Content | str) -> str | None:
+        """The invocation a resumable app continues: the one whose call ``message`` answers.
+
+        (google-adk's Runner infers it from the function response; the chat passes it.)
+        """
+        if isinstance(message, str) or not self.runner.services.is_resumable:
+            return None
+        ids = {
+            self._asked_in.get(p.function_response.id or "")
+            for p in message.parts or []
+            if p.function_response
+        }
+        ids.discard(None)
+        return ids.pop() if len(ids) == 1 else None
 
     def _answers(self) -> types.Content | str:
         """Asks for each pending call; the answers as one message ("" when all were skipped)."""
@@ -222,22 +247,24 @@ class Chat:
                 parts.append(part)
         return types.Content(role="user", parts=parts) if parts else ""
 
-    def turn(self, message: types.Content | str) -> Outcome:
-        """Runs one invocation to its end, or until Ctrl-C cancels it."""
+    def turn(self, message: types.Content | str, invocation_id: str | None = None) -> Outcome:
+        """Runs one invocation to its end (or continues ``invocation_id``), or until Ctrl-C
+        cancels it."""
         self.stats.start()
         self.pending = []
         seen: set[str] = set()
         last: Event | None = None
-        invocation_id = ""
         events = to_iterable(
             self.runner.run_async(
                 user_id=self.user_id,
                 session_id=self.session_id,
                 new_message=message,
                 run_config=RunConfig(streaming_mode=StreamingMode.SSE),
+                invocation_id=invocation_id,
             ),
             max_buffer=256,
         )
+        invocation_id = invocation_id or ""
         try:
             for event in events:
                 invocation_id = event.invocation_id
@@ -245,7 +272,7 @@ class Chat:
                 if not event.partial:
                     seen.add(event.id)
                     last = event
-                    self.pending += pending_calls([event])
+                    self.note_pending([event])
         except KeyboardInterrupt:
             _close(events)  # disposing the subscription cancels the invocation
             self._show_cancellation(seen)

@@ -47,6 +47,7 @@ __all__ = [
 
 ROOT_AGENT = "root_agent"
 APP = "app"
+_FILE_PREFIX = "_adk_rx_agent_"
 
 
 def load_agent(target: str) -> BaseAgent:
@@ -181,19 +182,27 @@ def import_traceback(error: BaseException) -> str:
 def _agent_of(module: ModuleType, attr: str, where: object) -> BaseAgent | App:
     if attr == ROOT_AGENT and isinstance(getattr(module, APP, None), App):
         return getattr(module, APP)
+    subject = _subject(module, where)
     if not hasattr(module, attr):
         raise AgentLoadError(
-            f"{where}: {module.__name__} defines no {attr!r}; "
+            f"{subject} defines no {attr!r}; "
             f"assign the root agent to a module-level variable named {attr} "
             f"(or an App to {APP})"
         )
     agent = getattr(module, attr)
     if not isinstance(agent, BaseAgent | App):
         raise AgentLoadError(
-            f"{where}: {module.__name__}.{attr} is a {type(agent).__name__}, not an agent "
+            f"{subject}: {attr} is a {type(agent).__name__}, not an agent "
             "(a BaseAgent such as LlmAgent, or an App)"
         )
     return agent
+
+
+def _subject(module: ModuleType, where: object) -> str:
+    """The module as the user knows it: a lone file by its path, never by our private name."""
+    if module.__name__.startswith(_FILE_PREFIX):
+        return str(where)
+    return f"{where}: {module.__name__}"
 
 
 def _import_module(name: str) -> ModuleType:
@@ -210,7 +219,7 @@ def _import_module(name: str) -> ModuleType:
 def _import_file(path: Path) -> ModuleType:
     """Imports a single .py file under a private module name (its folder goes on sys.path)."""
     path = path.resolve()
-    name = f"_adk_rx_agent_{path.stem}"
+    name = f"{_FILE_PREFIX}{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise AgentLoadError(f"{path}: cannot be imported as a Python module")

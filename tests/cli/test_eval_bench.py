@@ -149,3 +149,31 @@ def test_a_message_with_brackets_reaches_the_terminal_whole(tmp_path: Path) -> N
 
     assert done.returncode == 2
     assert "[bold]nope[/bold].evalset.json" in done.stderr
+
+
+def test_bench_defaults_to_a_message_the_offline_example_answers(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+
+    done = adk_rx(tmp_path, "bench", str(SUPPORT_DESK), "-n", "3", "--json", str(out))
+
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(out.read_text())
+    assert figures["message"] == "Where is my order 1234?" and figures["errors"] == 0
+
+
+def test_the_throughput_plot_of_a_short_run_has_no_empty_windows() -> None:
+    from adk_rx.cli.bench import BenchResult, TurnTiming
+    from adk_rx.cli.bench_plot import throughput
+
+    ends = [0.1, 0.2, 0.3, 0.4]  # the last turn ends the run
+    timings = [TurnTiming(start=e - 0.1, first=e - 0.05, end=e, events=1) for e in ends]
+    result = BenchResult("a", 4, 1, "m", wall_seconds=0.4, cpu_seconds=0.1, timings=timings)
+
+    centres, rates = throughput(result)
+
+    assert centres == [0.2] and rates == [10.0]
+    long = [TurnTiming(start=i / 100, first=None, end=(i + 1) / 100, events=1) for i in range(100)]
+    result = BenchResult("a", 100, 1, "m", wall_seconds=1.0, cpu_seconds=0.1, timings=long)
+    centres, rates = throughput(result)
+    assert len(rates) == 20 and min(rates) > 0
+    assert sum(rate * 0.05 for rate in rates) == pytest.approx(100)
