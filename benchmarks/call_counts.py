@@ -1,6 +1,6 @@
 """Function calls per turn: how much Python a turn runs, which timing noise cannot blur.
 
-    python benchmarks/call_counts.py
+    python benchmarks/call_counts.py [--model=scripted|user|thread] [-v]
 
 Counts, with ``sys.setprofile``, every Python and C function call made while one turn runs
 through ``Runner.run_async`` (on a fresh in-memory session, subscribed until it completes),
@@ -24,10 +24,11 @@ from typing import Any
 
 from google.genai import types
 from reactivex.scheduler import ThreadPoolScheduler
+from user_models import KIND, model  # beside this script (run as a script)
 
 from adk_rx import FunctionTool, InMemorySessionService, LlmAgent, Runner
 from adk_rx.models import LlmResponse
-from adk_rx.testing import ScriptedLlm
+from adk_rx.models.base import BaseLlm
 
 # google-adk 2.13, same turns (its tools always run inline)
 GOOGLE_ADK = {"text turn": 5_700, "tool turn": 12_300, "inline tool turn": 12_300}
@@ -118,12 +119,12 @@ def _tool_script(turns: int) -> list[object]:
     return script
 
 
-def _setups() -> list[tuple[str, ScriptedLlm, list[Any]]]:
+def _setups() -> list[tuple[str, BaseLlm, list[Any]]]:
     """(label, model, tools) of each turn measured; scripts hold enough replies for 2 turns."""
     return [
-        ("text turn", ScriptedLlm([LlmResponse.text(f"reply {i}") for i in range(2)]), []),
-        ("tool turn", ScriptedLlm(_tool_script(2)), [add]),
-        ("inline tool turn", ScriptedLlm(_tool_script(2)), [FunctionTool(add, blocking=False)]),
+        ("text turn", model([LlmResponse.text(f"reply {i}") for i in range(2)]), []),
+        ("tool turn", model(_tool_script(2)), [add]),
+        ("inline tool turn", model(_tool_script(2)), [FunctionTool(add, blocking=False)]),
     ]
 
 
@@ -137,9 +138,7 @@ def allocations(turns: int = 1000) -> dict[str, tuple[float, float, float]]:
     message = types.Content(role="user", parts=[types.Part(text="hello")])
     for label, _llm, tools in _setups():
         script = _tool_script(turns + 1) if tools else [f"reply {i}" for i in range(turns + 1)]
-        agent = LlmAgent(
-            name="bench_agent", model=ScriptedLlm(script, keep_requests=False), tools=tools
-        )
+        agent = LlmAgent(name="bench_agent", model=model(script), tools=tools)
         service = InMemorySessionService()
         runner = Runner(app_name="bench", agent=agent, session_service=service)
         warm = threading.Event()
@@ -168,9 +167,11 @@ def allocations(turns: int = 1000) -> dict[str, tuple[float, float, float]]:
 
 def counts(where: dict[str, Counter[str]] | None = None) -> dict[str, int]:
     """Calls per text turn and per tool turn (each after one warm-up turn)."""
+    import user_models
+
     import adk_rx.testing.scripted as scripted
 
-    fake = frozenset({scripted.__file__})
+    fake = frozenset({scripted.__file__, user_models.__file__})
     message = types.Content(role="user", parts=[types.Part(text="hello")])
     result: dict[str, int] = {}
     profiler = _Profiler(fake)
@@ -196,6 +197,7 @@ def main() -> None:
     verbose = "-v" in sys.argv
     where: dict[str, Counter[str]] | None = {} if verbose else None
     found = counts(where)
+    print(f"(adk_rx with the {KIND} model)")
     print(f"{'calls per turn':<18}{'adk_rx':>8}{'google-adk 2.13':>17}{'aim':>7}")
     for label, n in found.items():
         print(f"{label:<18}{n:>8,}{GOOGLE_ADK[label]:>17,}{AIMS[label]:>7,}")

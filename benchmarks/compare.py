@@ -6,7 +6,9 @@
 For each workload, both runtimes run the same scripted turns on their in-memory session
 store, with model responses built before the clock starts, and the script prints the median
 of 5 runs of each and the ratio (google-adk / adk_rx; above 1 means adk_rx is faster). When
-google-adk is not installed it says so and prints adk_rx's figures alone.
+google-adk is not installed it says so and prints adk_rx's figures alone. ``--model=user`` or
+``--model=thread`` runs adk_rx with a user's own model instead of ScriptedLlm
+(``user_models.py``; the concurrent row keeps its awaiting model).
 
 Workloads: a simple turn (create a session, one text reply); a tool turn (the model calls
 ``add``, then answers); the same tool turn with a tool that says it never blocks (adk_rx runs
@@ -29,7 +31,8 @@ from typing import Any
 
 from google.genai import types
 from reactivex import Observable
-from workflow_graph import gadk_graph, rx_graph  # beside this script (run as a script)
+from user_models import KIND, model  # beside this script (run as a script)
+from workflow_graph import gadk_graph, rx_graph
 
 from adk_rx import InMemorySessionService, LlmAgent, RunConfig, Runner, StreamingMode
 from adk_rx.models import LlmRequest, LlmResponse
@@ -69,7 +72,7 @@ def _rx_turns(script: list[Any], tools: list[Any], turns: int) -> float:
     """Microseconds per turn on fresh sessions, each turn run to completion."""
     agent = LlmAgent(
         name="bench",
-        model=ScriptedLlm(script, keep_requests=False),
+        model=model(script),
         instruction="Answer.",
         tools=tools,
     )
@@ -112,7 +115,7 @@ def rx_first_event() -> float:
     """Microseconds from subscribing to the first event of a simple turn."""
     agent = LlmAgent(
         name="bench",
-        model=ScriptedLlm([LlmResponse.text("hi") for _ in range(TURNS)], keep_requests=False),
+        model=model([LlmResponse.text("hi") for _ in range(TURNS)]),
         instruction="Answer.",
     )
     service = InMemorySessionService()
@@ -128,7 +131,11 @@ def rx_first_event() -> float:
             if not first:
                 first.append(time.perf_counter())
 
-        runner.run_async(user_id="u", session_id=sid, new_message=message).subscribe(on_next)
+        done = threading.Event()
+        runner.run_async(user_id="u", session_id=sid, new_message=message).subscribe(
+            on_next, on_completed=done.set
+        )
+        done.wait(10)
         waits.append(first[0] - start)
     return statistics.median(waits) * 1e6
 
@@ -137,11 +144,12 @@ def rx_sse() -> float:
     """Events per second of one SSE invocation streaming CHUNKS chunks."""
     stream = [LlmResponse(content=c, partial=True) for c in _chunks()]
     stream.append(LlmResponse.text("x" * CHUNKS, turn_complete=True))
-    agent = LlmAgent(name="bench", model=ScriptedLlm([stream], keep_requests=False))
+    agent = LlmAgent(name="bench", model=model([stream]))
     service = InMemorySessionService()
     runner = Runner(app_name="bench", agent=agent, session_service=service)
     sid = service.create_session(app_name="bench", user_id="u").run().id
     received = [0]
+    done = threading.Event()
     gc.collect()
     start = time.perf_counter()
     runner.run_async(
@@ -149,7 +157,8 @@ def rx_sse() -> float:
         session_id=sid,
         new_message=_message(),
         run_config=RunConfig(streaming_mode=StreamingMode.SSE),
-    ).subscribe(lambda _: received.__setitem__(0, received[0] + 1))
+    ).subscribe(lambda _: received.__setitem__(0, received[0] + 1), on_completed=done.set)
+    done.wait(60)
     return received[0] / (time.perf_counter() - start)
 
 
@@ -354,7 +363,8 @@ def main() -> None:
             ratio = f"{(mine / theirs if higher_is_better else theirs / mine):.1f}x"
         shown = f"{theirs:,.1f}" if theirs is not None else "-"
         print(f"{label:<40}{mine:>12,.1f}{shown:>12}{ratio:>9}  {aim}")
-    print(f"(medians of {RUNS} runs after a warm-up; ratio > 1: adk_rx ahead)")
+    note = f"adk_rx with the {KIND} model; medians of {RUNS} runs after a warm-up"
+    print(f"({note}; ratio > 1: adk_rx ahead)")
 
 
 if __name__ == "__main__":

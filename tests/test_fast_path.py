@@ -14,9 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import reactivex as rx
 from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
+from reactivex.disposable import Disposable
 from reactivex.scheduler import ThreadPoolScheduler
 
 from adk_rx import (
@@ -48,6 +50,43 @@ class _ThreadedLlm(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> Observable[LlmResponse]:
         return self.inner.generate_content(llm_request, stream).pipe(subscribe_on_eager(POOL))
+
+
+class _UserLlm(BaseLlm):
+    """A model written as a user writes one: no hint that it answers at once.
+
+    ``how="create"`` emits from ``rx.create`` while subscribed; ``how="of"`` returns
+    ``rx.of`` (which emits on the thread's trampoline) from ``rx.defer``.
+    """
+
+    def __init__(self, script: list[Any], how: str) -> None:
+        super().__init__(model="user")
+        self.script, self.how = list(script), how
+
+    def _take(self) -> list[LlmResponse]:
+        item = self.script.pop(0)
+        if isinstance(item, Exception):
+            raise item
+        return [LlmResponse.text(item) if isinstance(item, str) else item]
+
+    def generate_content(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> Observable[LlmResponse]:
+        if self.how == "of":
+            return rx.defer(lambda _: rx.of(*self._take()))
+
+        def subscribe(observer: Any, _: Any = None) -> Disposable:
+            try:
+                answer = self._take()
+            except Exception as exc:
+                observer.on_error(exc)
+                return Disposable()
+            for response in answer:
+                observer.on_next(response)
+            observer.on_completed()
+            return Disposable()
+
+        return rx.create(subscribe)
 
 
 class _ThreadedStore(InMemorySessionService):
@@ -128,14 +167,20 @@ SCENARIOS = {
 }
 
 
+MODELS = ["scripted", "create", "of"]  # the library's fake, and a user's own model two ways
+
+
 def _run(
-    build: Callable[..., Any], threaded: bool, stop_after: int | None = None
+    build: Callable[..., Any],
+    threaded: bool,
+    stop_after: int | None = None,
+    model: str = "scripted",
 ) -> tuple[list[str], str | None, list[str], list[str]]:
     """(emitted events, error, stored events, threads that delivered) of one turn."""
 
     def llm(script: list[Any]) -> BaseLlm:
-        scripted = ScriptedLlm(script)
-        return _ThreadedLlm(scripted) if threaded else scripted
+        made = ScriptedLlm(script) if model == "scripted" else _UserLlm(script, model)
+        return _ThreadedLlm(made) if threaded else made
 
     agent = build(not threaded, llm)
     service = _ThreadedStore() if threaded else InMemorySessionService()
@@ -171,19 +216,23 @@ def _run(
     )
 
 
+@pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
-def test_both_paths_give_the_same_events_and_stored_session(name: str) -> None:
-    fast = _run(SCENARIOS[name], threaded=False)
-    rx_path = _run(SCENARIOS[name], threaded=True)
+def test_both_paths_give_the_same_events_and_stored_session(name: str, model: str) -> None:
+    fast = _run(SCENARIOS[name], threaded=False, model=model)
+    rx_path = _run(SCENARIOS[name], threaded=True, model=model)
     assert fast[:3] == rx_path[:3]
     assert fast[3] in ([], ["caller"])  # the fast path never left the subscribing thread
     assert rx_path[3] in ([], ["other"])
 
 
+@pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("stop_after", [1, 2, 3])
-def test_cancelling_after_k_events_leaves_the_same_session_on_both_paths(stop_after: int) -> None:
-    fast = _run(_tool_turn, threaded=False, stop_after=stop_after)
-    rx_path = _run(_tool_turn, threaded=True, stop_after=stop_after)
+def test_cancelling_after_k_events_leaves_the_same_session_on_both_paths(
+    stop_after: int, model: str
+) -> None:
+    fast = _run(_tool_turn, threaded=False, stop_after=stop_after, model=model)
+    rx_path = _run(_tool_turn, threaded=True, stop_after=stop_after, model=model)
     assert fast[0] == rx_path[0]
     assert fast[2] == rx_path[2]
     assert fast[2][-1].endswith("[CANCELLED]")
@@ -203,15 +252,15 @@ class _CachedLlm(BaseLlm):
     def __init__(self, inner: BaseLlm, cache: dict[str, list[LlmResponse]]) -> None:
         super().__init__(model=inner.model)
         self.inner, self.cache = inner, cache
-        self.subscribed = 0
-
-    def generate_now(self, llm_request: LlmRequest, stream: bool = False) -> Any:
-        return self.cache.get(llm_request.contents[-1].parts[0].text or "")  # type: ignore[index]
+        self.asked_inner = 0
 
     def generate_content(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> Observable[LlmResponse]:
-        self.subscribed += 1
+        hit = self.cache.get(llm_request.contents[-1].parts[0].text or "")  # type: ignore[index]
+        if hit is not None:
+            return rx.of(*hit)
+        self.asked_inner += 1
         return self.inner.generate_content(llm_request, stream)
 
 
@@ -238,9 +287,9 @@ def test_a_model_of_ones_own_answers_now_when_it_can_and_is_subscribed_otherwise
         return simplify_events(out)
 
     assert texts("cached question") == ["solo: from the cache"]
-    assert cached.subscribed == 0 and threads == [True]  # plain calls on the caller's thread
+    assert cached.asked_inner == 0 and threads == [True]  # plain calls on the caller's thread
     assert texts("anything else") == ["solo: from the network"]
-    assert cached.subscribed == 1 and threads[-1] is False  # the network edge, on its thread
+    assert cached.asked_inner == 1 and threads[-1] is False  # the network edge, on its thread
 
 
 def test_a_tool_of_ones_own_runs_now_inline_or_on_the_io_pool() -> None:

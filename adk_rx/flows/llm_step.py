@@ -32,6 +32,7 @@ from adk_rx.run_config import StreamingMode
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 from adk_rx.rx._engine.generator_stage import Steps, from_generator
+from adk_rx.rx._engine.settle import settle
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
@@ -43,8 +44,8 @@ __all__ = ["step_events"]
 def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     """One step as a generator (see :func:`adk_rx.rx._engine.generator_stage.from_generator`).
 
-    Returns the step's last event. While the model answers at once (``generate_now``) and
-    no model callback or span is around the call, the step runs as plain calls; otherwise
+    Returns the step's last event. While the model answers as it is subscribed and no
+    model callback or span is around the call, the step runs as plain calls; otherwise
     the model call and what follows it are an Observable, yielded in place.
     """
     last: Event | None = None
@@ -61,9 +62,10 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         ended = yield request.pipe(concat_map_direct(lambda req: _call_model(agent, ctx, req)))
         return ended or last
     ctx.increment_llm_call_count()
-    responses = _responses_now(agent, ctx, request)
-    if responses is None:
-        return (yield _call_model_counted(agent, ctx, request)) or last
+    answered = _answer(agent, ctx, request)
+    if answered is None or not sync.is_sync(answered):
+        return (yield _call_model_counted(agent, ctx, request, answered)) or last
+    responses = answered.items_now()
     cc = CallbackContext(ctx)
     tools = request.tools_dict
     ids = ResponseIds()
@@ -90,10 +92,14 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     return last
 
 
-def _responses_now(
+def _answer(
     agent: LlmAgent, ctx: InvocationContext, request: LlmRequest
-) -> list[LlmResponse] | None:
-    """The model's responses when it answers at once and nothing wraps the call, else None."""
+) -> Observable[LlmResponse] | None:
+    """The model's answer, subscribed now when nothing wraps the call (else None).
+
+    A model that answers while subscribed gives a SyncObservable and the step goes on as
+    plain calls; any other answer is already running and is continued by the Rx path.
+    """
     plugins = ctx.services.plugins
     if (
         ctx.trace is not None
@@ -102,7 +108,10 @@ def _responses_now(
     ):
         return None
     stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
-    return agent.canonical_model.generate_now(request, stream=stream)
+    try:
+        return settle(agent.canonical_model.generate_content(request, stream=stream))
+    except Exception as exc:
+        return rx.throw(exc)
 
 
 def _event_and_calls(
@@ -161,14 +170,20 @@ def _call_model(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) ->
 
 
 def _call_model_counted(
-    agent: LlmAgent, ctx: InvocationContext, request: LlmRequest
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    request: LlmRequest,
+    answered: Observable[LlmResponse] | None = None,
 ) -> Observable[Event]:
+    """The model call and what follows it; ``answered``: the call, when already running."""
     cc = CallbackContext(ctx)
     plugins = ctx.services.plugins
     model = agent.canonical_model
     stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
 
     def generate() -> Observable[LlmResponse]:
+        if answered is not None:
+            return answered
         try:  # called when the step runs: no defer needed
             return model.generate_content(request, stream=stream)
         except Exception as exc:

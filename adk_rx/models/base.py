@@ -41,19 +41,11 @@ class BaseLlm(ABC):
         Without ``stream``: exactly one response. With ``stream``: ``partial=True`` chunks as
         they arrive, then one aggregated complete response. Disposing the subscription must
         stop the call (cancel the task, close the HTTP response).
-        """
 
-    def generate_now(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> list[LlmResponse] | None:
-        """The call's responses at once, when the model has them without waiting; else None.
-
-        The synchronous fast path asks this first: a model that answers from memory (a
-        script, a cache) returns the responses that :meth:`generate_content` would emit and
-        the step runs as plain calls; None (the default) means the step subscribes
-        :meth:`generate_content`. Returning a list counts as the call.
+        A model that has its answer at once (a script, a cache) emits it while subscribed
+        (``rx.just``, ``rx.of``, ``rx.create`` calling ``on_next`` at once): the run then
+        goes on as plain calls on the subscribing thread, with no hand-off.
         """
-        return None
 
     def connect(self, llm_request: LlmRequest) -> BaseLlmConnection:
         """Opens a live, bidirectional connection for ``llm_request`` (``Runner.run_live``).

@@ -91,22 +91,6 @@ class ScriptedLlm(BaseLlm):
         """How many script items are left."""
         return len(self._script) - self._next
 
-    def generate_now(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> list[LlmResponse] | None:
-        """The next item's responses when it is a plain reply or stream, else None."""
-        if type(self).generate_content is not ScriptedLlm.generate_content:
-            return None  # a subclass answers its own way
-        with self._lock:
-            index = self._next
-            item = self._script[index] if index < len(self._script) else None
-            if not isinstance(item, list):
-                return None  # an error, a callable or the end: generate_content plays it
-            if self._keep:
-                self.requests.append(llm_request)
-            self._next += 1
-        return item
-
     def generate_content(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> Observable[LlmResponse]:

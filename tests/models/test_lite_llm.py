@@ -30,8 +30,9 @@ USAGE = {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}
 
 @pytest.fixture(autouse=True, scope="module")
 def _stop_litellm_logging_worker() -> Any:
-    """litellm starts a logging task on the loop of its first call (adk_rx's background loop) and
-    never ends it; stop it after this module so later tests that count that loop's tasks see none."""
+    """litellm starts a logging task on the loop of its first call (adk_rx's background loop)
+    and never ends it; stop it after this module so later tests that count that loop's tasks
+    see none."""
     yield
     from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
 

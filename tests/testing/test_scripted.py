@@ -6,6 +6,8 @@ import pytest
 from google.genai import types
 
 from adk_rx import Event, LlmRequest, LlmResponse, ModelError
+from adk_rx.rx._engine.settle import settle
+from adk_rx.rx._engine.sync import is_sync
 from adk_rx.testing import ScriptedLlm, simplify_events
 from tests.spine_support import collect, text
 
@@ -76,21 +78,22 @@ def test_requests_are_recorded_in_order_at_subscription() -> None:
     assert llm.remaining == 0
 
 
-def test_generate_now_takes_plain_items_and_leaves_the_rest_to_generate_content() -> None:
+def test_plain_items_are_answered_while_subscribed_and_errors_are_not() -> None:
     llm = ScriptedLlm(["a", ValueError("down"), "c"])
-    answered = llm.generate_now(request("1"))
-    assert answered is not None and [r.get_text() for r in answered] == ["a"]
-    assert llm.generate_now(request("2")) is None  # an error is played by generate_content
-    assert llm.remaining == 2  # and not taken by generate_now
+    answered = settle(llm.generate_content(request("1")))
+    assert is_sync(answered) and [r.get_text() for r in answered.items_now()] == ["a"]
+    failed = settle(llm.generate_content(request("2")))
+    assert not is_sync(failed)  # an error is continued by the Rx path, not answered now
     with pytest.raises(ValueError, match="down"):
-        collect(llm.generate_content(request("2")))
+        collect(failed)
+    assert llm.remaining == 1
     assert [r.contents[-1].parts[0].text for r in llm.requests] == ["1", "2"]  # type: ignore[index]
 
 
 def test_requests_are_not_kept_when_asked_not_to() -> None:
     llm = ScriptedLlm(["a", "b"], keep_requests=False)
     collect(llm.generate_content(request()))
-    assert llm.generate_now(request()) is not None
+    collect(llm.generate_content(request()))
     assert llm.requests == []
     assert llm.remaining == 0
 

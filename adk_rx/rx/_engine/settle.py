@@ -1,0 +1,176 @@
+"""``settle``: subscribe a seam's answer now, and learn whether it is already here.
+
+A seam (a model, a tool, a store) answers with an Observable. One that emits and completes
+while it is being subscribed (``rx.just``, ``rx.of``, ``rx.create`` with immediate
+``on_next``) is a value already here: :func:`settle` hands it back as a
+:class:`~adk_rx.rx._engine.sync.SyncObservable`, and the driver goes on with plain calls. One
+that emits later (another thread, an event loop, a timer) keeps running: :func:`settle` hands
+back an Observable that replays what came while subscribing, then forwards the rest.
+
+    source:            --a--b|            (all inside subscribe)
+    settle(source):    SyncObservable(a, b)
+
+    source:            --a--  ...  --b--|  (b and the end come later, on any thread)
+    settle(source):    --a--  ...  --b--|  (one subscriber; disposing it disposes the source)
+
+The source is subscribed on a trampoline of its own: the runtime's run already holds the
+thread's trampoline, and a stock source (``rx.just``, ``rx.of``) would otherwise queue its
+items behind the running step instead of emitting them while subscribed. That is what it
+would do if subscribed at the top of a thread, which is where a user tested it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, TypeVar
+
+from reactivex import Observable, abc
+from reactivex.disposable import Disposable
+from reactivex.scheduler.currentthreadscheduler import CurrentThreadSchedulerSingleton
+from reactivex.scheduler.trampoline import Trampoline
+
+from adk_rx.rx._engine.sync import SyncObservable, items
+
+__all__ = ["settle"]
+
+T = TypeVar("T")
+
+_NOOP = Disposable()
+_COMPLETED = object()
+
+
+class _Spares(threading.local):
+    """Idle trampolines of this thread, reused (a nested settle takes another one)."""
+
+    def __init__(self) -> None:
+        self.free: list[Trampoline] = []
+
+
+_SPARES = _Spares()
+_THREAD_TRAMPOLINE: Any = CurrentThreadSchedulerSingleton._local  # pyright: ignore[reportPrivateUsage]
+
+
+class _Held(abc.ObserverBase[Any], abc.DisposableBase):
+    """Holds what the source emits until a subscriber takes over, then forwards it."""
+
+    __slots__ = ("downstream", "held", "lock", "stopped", "subscription", "terminal")
+
+    def __init__(self) -> None:
+        self.held: list[Any] = []
+        self.terminal: Any = None  # _COMPLETED or the error, until delivered
+        self.downstream: abc.ObserverBase[Any] | None = None
+        self.lock = threading.Lock()
+        self.stopped = False
+        self.subscription: abc.DisposableBase = _NOOP
+
+    @property
+    def is_stopped(self) -> bool:
+        """Producers that poll ``observer.is_stopped`` stop once the subscriber is gone."""
+        return self.stopped
+
+    def on_next(self, value: Any) -> None:
+        downstream = self.downstream
+        if downstream is None:
+            with self.lock:
+                downstream = self.downstream
+                if downstream is None:
+                    if self.terminal is None:
+                        self.held.append(value)
+                    return
+        if not self.stopped:
+            downstream.on_next(value)
+
+    def on_error(self, error: Exception) -> None:
+        self._end(error)
+
+    def on_completed(self) -> None:
+        self._end(_COMPLETED)
+
+    def _end(self, terminal: Any) -> None:
+        downstream = self.downstream
+        if downstream is None:
+            with self.lock:
+                downstream = self.downstream
+                if downstream is None:
+                    if self.terminal is None:
+                        self.terminal = terminal
+                    return
+        if self.stopped:
+            return
+        self.stopped = True
+        if terminal is _COMPLETED:
+            downstream.on_completed()
+        else:
+            downstream.on_error(terminal)
+
+    def take_over(self, observer: abc.ObserverBase[Any]) -> None:
+        """Replays what was held, in order, then lets the source reach ``observer``."""
+        while True:
+            with self.lock:
+                held, self.held = self.held, []
+                terminal = self.terminal
+                if not held and terminal is None:
+                    self.downstream = observer
+                    return
+            for value in held:
+                if self.stopped:
+                    return
+                observer.on_next(value)
+            if terminal is not None:  # it came after every held item: nothing follows it
+                if not self.stopped:
+                    self.stopped = True
+                    if terminal is _COMPLETED:
+                        observer.on_completed()
+                    else:
+                        observer.on_error(terminal)
+                return
+
+    def dispose(self) -> None:
+        self.stopped = True
+        self.subscription.dispose()
+
+
+def _subscribe(source: Observable[Any], observer: _Held) -> abc.DisposableBase:
+    """``source`` subscribed on an idle trampoline (the thread's, or a spare one)."""
+    current = _THREAD_TRAMPOLINE.tramp
+    spare: Trampoline | None = None
+    if not current.idle():
+        free = _SPARES.free
+        spare = free.pop() if free else Trampoline()
+        _THREAD_TRAMPOLINE.tramp = spare
+    try:
+        inner = source._subscribe_core(observer)  # pyright: ignore[reportPrivateUsage]
+    except Exception as exc:
+        observer.on_error(exc)
+        inner = _NOOP
+    finally:
+        if spare is not None:
+            _THREAD_TRAMPOLINE.tramp = current
+            _SPARES.free.append(spare)
+    if inner is None:
+        return _NOOP
+    if not isinstance(inner, abc.DisposableBase):
+        return Disposable(inner)
+    return inner
+
+
+def settle(source: Observable[T]) -> Observable[T]:
+    """Subscribes ``source`` now; a SyncObservable of its items when it completed meanwhile.
+
+    Otherwise (it goes on later, or it failed) the Observable returned continues the running
+    subscription: subscribe it once, at once; disposing it disposes ``source``.
+    """
+    if type(source) is SyncObservable:
+        return source
+    held = _Held()
+    held.subscription = _subscribe(source, held)
+    if held.terminal is _COMPLETED:  # completed (here, or on another thread by now): all held
+        return items(held.held)
+
+    def subscribe(
+        observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        held.take_over(observer)
+        return held
+
+    return Observable(subscribe)
