@@ -182,6 +182,19 @@ class ConsoleRenderer:
             self._print(
                 Text(f"← {response.name}: {_short(body)}", style="red" if failed else "green")
             )
+        elif part.executable_code is not None:
+            self._print(Text(f"⌘ {event.author} runs code:", style="cyan"))
+            self._block(part.executable_code.code or "", "cyan")
+        elif part.code_execution_result is not None:
+            result = part.code_execution_result
+            failed = result.outcome != types.Outcome.OUTCOME_OK
+            style = "red" if failed else "green"
+            self._print(Text("← code failed:" if failed else "← code output:", style=style))
+            self._block(result.output or "", style)
+
+    def _block(self, text: str, style: str) -> None:
+        for line in text.rstrip("\n").split("\n"):
+            self._print(Text(f"  │ {line}", style=style))
 
     def _actions(self, event: Event) -> None:
         actions = event.actions

@@ -25,6 +25,7 @@ Observable is disposed); the answer with the code is stored, its result never is
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from typing import TYPE_CHECKING
 
 import reactivex as rx
@@ -68,9 +69,11 @@ def code_events(agent: LlmAgent, ctx: InvocationContext, event: Event) -> Steps[
     that emit the answer cut after its first block, then the run's result event."""
     executor = agent.code_executor
     content = event.content
-    if executor is None or isinstance(executor, BuiltInCodeExecutor) or content is None:
+    if executor is None or content is None or event.partial:
         return None
-    if event.partial or failed_in_a_row(ctx) >= executor.error_retry_attempts:
+    if isinstance(executor, BuiltInCodeExecutor):
+        return _saved_images(ctx, event, content)
+    if failed_in_a_row(ctx) >= executor.error_retry_attempts:
         return None
     planner = agent.planner
     content, thoughts = _split_thoughts(
@@ -133,6 +136,64 @@ def _run(
         ops.concat_map(execute), ops.concat_map(lambda r: _result_event(agent, ctx, r))
     )
     return result or answer
+
+
+def _saved_images(
+    ctx: InvocationContext, event: Event, content: types.Content
+) -> Steps[Event] | None:
+    """The built-in executor's answer with the images it made saved as artifacts (each part
+    replaced by ``Saved as artifact: <name>.``, as google-adk does); None when it made none.
+    An answer that also calls functions keeps its images inline, so its calls still run."""
+    parts = content.parts or []
+    images = [i for i, p in enumerate(parts) if _image(p) is not None]
+    service = ctx.artifact_service
+    if not images or service is None or event.get_function_calls():
+        return None
+
+    def save(index: int) -> Observable[tuple[int, str, int]]:
+        blob = _image(parts[index])
+        assert blob is not None and blob.data is not None
+        name = blob.display_name or _timestamped(blob.mime_type or "image")
+        artifact = types.Part.from_bytes(data=blob.data, mime_type=blob.mime_type or "image/png")
+        return service.save_artifact(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=ctx.session.id,
+            filename=name,
+            artifact=artifact,
+        ).pipe(ops.map(lambda version: (index, name, version)))
+
+    def rewritten(saved: list[tuple[int, str, int]]) -> Event:
+        new_parts = list(parts)
+        for index, name, _ in saved:
+            new_parts[index] = types.Part(text=f"Saved as artifact: {name}. ")
+        delta = {**event.actions.artifact_delta, **{name: v for _, name, v in saved}}
+        return dataclasses.replace(
+            event,
+            content=content.model_copy(update={"parts": new_parts}),
+            actions=event.actions.replace(artifact_delta=delta),
+        )
+
+    def steps() -> Steps[Event]:
+        return (
+            yield rx.from_iterable(images).pipe(
+                ops.concat_map(save), ops.to_list(), ops.map(rewritten)
+            )
+        )
+
+    return steps()
+
+
+def _image(part: types.Part) -> types.Blob | None:
+    blob = part.inline_data
+    if blob is None or blob.data is None or not (blob.mime_type or "").startswith("image/"):
+        return None
+    return blob
+
+
+def _timestamped(mime_type: str) -> str:
+    stamp = datetime.datetime.now().astimezone().strftime("%Y%m%d_%H%M%S")
+    return f"{stamp}.{mime_type.split('/')[-1]}"
 
 
 def _input_files(ctx: InvocationContext) -> Observable[list[File]]:

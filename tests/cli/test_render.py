@@ -75,3 +75,28 @@ def test_a_workflow_node_output_and_route_are_shown() -> None:
         Event(author="wf", actions=EventActions(route="done"), node_info=NodeInfo(path="wf@1/a@1")),
     )
     assert lines == ['◆ count: {"n": 1}', "  route done"]
+
+
+def test_code_the_model_ran_and_its_output_are_shown_as_blocks() -> None:
+    from google.genai import types
+
+    code = types.Part.from_executable_code(
+        code="x = 6\nprint(x * 7)", language=types.Language.PYTHON
+    )
+    ok = types.Part.from_code_execution_result(outcome=types.Outcome.OUTCOME_OK, output="42\n")
+    failed = types.Part.from_code_execution_result(
+        outcome=types.Outcome.OUTCOME_FAILED, output="ZeroDivisionError"
+    )
+    lines = _rendered(
+        Event(author="coder", content=types.Content(role="model", parts=[code, ok])),
+        Event(author="coder", content=types.Content(role="model", parts=[failed])),
+    )
+    assert lines == [
+        "⌘ coder runs code:",
+        "  │ x = 6",
+        "  │ print(x * 7)",
+        "← code output:",
+        "  │ 42",
+        "← code failed:",
+        "  │ ZeroDivisionError",
+    ]
