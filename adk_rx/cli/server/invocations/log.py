@@ -34,13 +34,31 @@ Status = Literal["starting", "running", "completed", "failed", "timeout", "cance
 FINISHED: frozenset[str] = frozenset({"completed", "failed", "timeout", "cancelled"})
 
 
-@dataclass(frozen=True, slots=True)
 class Entry:
-    """One logged event: its cursor (1, 2, ...) and its JSON, encoded once for every reader."""
+    """One logged event: its cursor (1, 2, ...) and its JSON, encoded once for every reader.
 
-    seq: int
-    event: Event
-    json: str
+    A finished log that is kept for reattaching drops its Event objects (:meth:`slim`): an
+    Event costs several times its JSON in memory, and readers mostly need only the JSON.
+    ``event`` then decodes it again on demand.
+    """
+
+    __slots__ = ("_event", "json", "partial", "seq")
+
+    def __init__(self, seq: int, event: Event | None, json: str, partial: bool = False) -> None:
+        self.seq = seq
+        self._event = event
+        self.json = json
+        self.partial = event.partial if event is not None else partial
+
+    @property
+    def event(self) -> Event:
+        """The event (decoded from its JSON when the log dropped the object)."""
+        event = self._event
+        return event if event is not None else Event.from_json(self.json)
+
+    def slim(self) -> Entry:
+        """The same entry without the Event object."""
+        return Entry(self.seq, None, self.json, bool(self.partial))
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +176,11 @@ class InvocationLog:
             # Finished only once the reader has everything (the end frame comes last).
             done = finished and start + len(entries) >= len(self._entries)
             return Read(entries, gap, done)
+
+    def slim(self) -> None:
+        """Drops the Event objects of a finished log (kept for reattaching): only JSON stays."""
+        with self._lock:
+            self._entries = deque((entry.slim() for entry in self._entries), self._entries.maxlen)
 
     def snapshot(self) -> list[Entry]:
         """Every entry still in the log."""

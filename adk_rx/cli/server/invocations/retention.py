@@ -97,6 +97,7 @@ class KeptLogs:
         invocation_id = log.invocation_id
         if invocation_id is None or invocation_id in self._logs:
             return
+        log.slim()  # a kept log holds its events' JSON only (Event objects cost far more)
         user = _user(log.key)
         self._logs[invocation_id] = log
         self._per_user.setdefault(user, OrderedDict())[invocation_id] = log
