@@ -27,6 +27,7 @@ connection per turn.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 from collections import Counter, deque
@@ -50,6 +51,14 @@ _TRY = sa.text("SELECT pg_try_advisory_lock(:id)")
 _UNLOCK = sa.text("SELECT pg_advisory_unlock(:id)")
 FIRST_WAIT = 0.005
 LONGEST_WAIT = 0.1
+
+
+def _on_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 class _Ticket:
@@ -133,7 +142,10 @@ class AdvisoryLocks:
 
             def release() -> None:
                 self._queues.leave(key, ticket)
-                schedule_now(self._io(), lambda *_: self._unlock(lock_id))
+                if _on_event_loop():  # never a blocking statement on an event loop
+                    schedule_now(self._io(), lambda *_: self._unlock(lock_id))
+                else:  # released when dispose() returns: the end of a run frees it for all
+                    self._unlock(lock_id)
 
             def attempt(wait: float) -> None:
                 def work(*_: Any) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from reactivex import abc
+from reactivex.scheduler import HistoricalScheduler
 
 from adk_rx.sessions.sql import SqlSessionService
 
@@ -137,3 +138,26 @@ def test_a_killed_process_releases_its_lock(url: str) -> None:
     finally:
         child.kill()
         child.join()
+
+
+def test_a_released_postgresql_lock_is_free_for_others_when_dispose_returns(
+    fresh_postgres_url: str,
+) -> None:
+    # The end of a run disposes its lock, then the server sends the end frame: a client that
+    # starts its next turn through another server at once must find the session free. Lock
+    # work runs on a scheduler that only runs what it is told to, so nothing left queued
+    # behind the dispose could release the lock later.
+    queued = HistoricalScheduler()
+    first = SqlSessionService(fresh_postgres_url, scheduler=queued)
+    second = SqlSessionService(fresh_postgres_url)
+    handles: list[abc.DisposableBase] = []
+    first.lock_session(app_name="a", user_id="u", session_id="s").subscribe(handles.append)
+    queued.start()  # runs what is queued, then stops
+    assert len(handles) == 1
+    assert second.try_lock_session(app_name="a", user_id="u", session_id="s") is None
+    handles[0].dispose()
+    other = second.try_lock_session(app_name="a", user_id="u", session_id="s")
+    assert other is not None, "the lock was still held after dispose() returned"
+    other.dispose()
+    first.close()
+    second.close()

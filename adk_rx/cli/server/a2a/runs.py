@@ -21,7 +21,7 @@ from adk_rx.events import Event
 from adk_rx.runner import Runner
 from adk_rx.telemetry.propagation import continued_trace
 
-from ..cluster.turns import hold_turn, release_turn, release_when_done
+from ..cluster.turns import hold_turn, release_turn
 from ..edge.validation import check_new_id, check_part_count
 from ..invocations.log import InvocationLog
 from ..shared import Server
@@ -111,13 +111,13 @@ class ServerRuns:
         except BaseException:
             await release_turn(held)
             raise
-        if held is not None:
-            release_when_done(log, held)
         try:
             await log.started(server.limits.start_timeout)
         except TimeoutError as exc:
             server.registry.cancel(log)
             raise RunError("the run did not start in time; it was cancelled") from exc
+        finally:  # started: the run holds the session's own turn lock (cluster/turns.py)
+            await release_turn(held)
         if server.broker is not None:
             await server.broker.publish(log)
         if log.invocation_id is None and log.finished:

@@ -4,8 +4,9 @@ In one process the registry answers 409 when the session already has a run. With
 processes (a broker is configured) the run of another process is seen only by the store's
 turn lock, which the Runner would wait for. So before starting, the server takes that lock
 without waiting (``SqlSessionService.try_lock_session``): held elsewhere -> 409. Held here,
-it is kept until the run's log ends; the Runner's own lock on the session is then taken at
-once (the lock is re-entrant within a process).
+it is kept until the run has stored its user message: the Runner's own lock on the session
+was then taken at once (the lock is re-entrant within a process) and is given back before
+the run's log ends, so a client that saw the end may start the next turn on any server.
 """
 
 from __future__ import annotations
@@ -15,12 +16,9 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 
-from ..invocations.log import InvocationLog
 from ..shared import Server
 
-__all__ = ["hold_turn", "release_turn", "release_when_done"]
-
-_pending: set[asyncio.Task[None]] = set()
+__all__ = ["hold_turn", "release_turn"]
 
 
 async def hold_turn(server: Server, app_name: str, user_id: str, session_id: str) -> Any:
@@ -47,18 +45,3 @@ async def release_turn(held: Any) -> None:
     """Gives the lock back (off the loop: it is a database statement)."""
     if held is not None:
         await asyncio.to_thread(held.dispose)
-
-
-def release_when_done(log: InvocationLog, held: Any) -> None:
-    """Gives the lock back once the run's log has ended."""
-
-    async def wait() -> None:
-        try:
-            while not log.finished:
-                await log.wait(None)
-        finally:
-            await release_turn(held)
-
-    task = asyncio.get_running_loop().create_task(wait())
-    _pending.add(task)
-    task.add_done_callback(_pending.discard)

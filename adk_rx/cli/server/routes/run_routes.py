@@ -20,7 +20,7 @@ from adk_rx.runner import Runner
 from adk_rx.telemetry.propagation import continued_trace
 
 from ..cluster.broker import BrokerUnavailableError, RemoteInvocation
-from ..cluster.turns import hold_turn, release_turn, release_when_done
+from ..cluster.turns import hold_turn, release_turn
 from ..edge.bodies import RunBody, parse_run_body
 from ..edge.body_reader import read_json
 from ..edge.validation import check_id, parse_cursor
@@ -49,11 +49,10 @@ async def _start(request: Request, body: RunBody) -> InvocationLog:
     held = await hold_turn(server, body.app_name, body.user_id, body.session_id)
     try:
         log = await _start_here(request, server, runner, body)
-    except BaseException:
+    finally:
+        # The run stored its user message, so it holds the session's own turn lock (which
+        # it gives back before its log ends): the held one is not needed any longer.
         await release_turn(held)
-        raise
-    if held is not None:
-        release_when_done(log, held)
     if server.broker is not None:
         await server.broker.publish(log)
     return log
@@ -121,7 +120,7 @@ async def run(request: Request) -> Response:
         _raise_failure(log)
     entries = log.snapshot()
     if entries and entries[0].seq == 1:
-        events = [e.event for e in entries if not e.event.partial]
+        events = [e.event for e in entries if not e.partial]
     else:  # the log dropped its oldest entries: the store has every stored event
         session = await find_session(request, body.app_name, body.user_id, body.session_id)
         events = _of_invocation(session.events, log.invocation_id)

@@ -186,3 +186,16 @@ def test_the_flags_are_in_help_and_bad_urls_are_refused_clearly(capsys) -> None:
     with pytest.raises(ConfigurationError, match="redis://"):
         Broker("http://127.0.0.1:6379")
     assert isinstance(session_service_from_uri("memory://"), InMemorySessionService)
+
+
+def test_a_client_that_saw_the_end_starts_its_next_turn_on_any_server(tmp_path: Path) -> None:
+    # The end frame comes after every lock of the run was given back, so the next turn,
+    # started at once through the other server, never answers 409.
+    with cluster(tmp_path, 2) as (servers, app, _, _), httpx.Client(timeout=30) as http:
+        assert (
+            http.post(sessions_url(servers[0], app), json={"session_id": "s9"}).status_code == 200
+        )
+        for turn in range(20):
+            server = servers[turn % 2]
+            iid = start(http, server, app, "s9", f"hello {turn}")
+            assert end_of(read_stream(server, app, "s9", iid))["status"] == "completed"
