@@ -332,9 +332,17 @@ class ToolContext(CallbackContext):
             tool whose ``reports_progress`` is true); None drops reports.
         usage_metadata: token usage the tool spent on models (an AgentTool's child run); it
             is added to the function-response event.
+        expired: the call's deadline (the tool's ``timeout`` or ``RunConfig.tool_timeout``)
+            passed; ``cancelled`` is true from then on.
     """
 
-    __slots__ = ("function_call_id", "progress_sink", "tool_confirmation", "usage_metadata")
+    __slots__ = (
+        "expired",
+        "function_call_id",
+        "progress_sink",
+        "tool_confirmation",
+        "usage_metadata",
+    )
 
     def __init__(
         self,
@@ -352,6 +360,13 @@ class ToolContext(CallbackContext):
         self.tool_confirmation = tool_confirmation
         self.progress_sink: Callable[[Any], None] | None = None
         self.usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
+        self.expired = False  # the call's own deadline passed
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the invocation is cancelled or this call's deadline passed; long sync
+        work should check it."""
+        return self.expired or self._ctx.cancelled
 
     def report_progress(self, progress: Any) -> None:
         """Reports progress of this call: a partial event of the calling agent, never stored.

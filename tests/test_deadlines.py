@@ -199,7 +199,7 @@ def test_tool_timeout_gives_the_model_an_error_and_the_run_goes_on() -> None:
     assert tool.disposed.is_set()
     assert recorder.completed and recorder.errors == []
     responses = [r.response for e in recorder.events for r in e.get_function_responses()]
-    assert responses == [{"error": "timeout"}]
+    assert responses == [{"error": "tool 'hangs' timed out after 5 s"}]
     assert recorder.events[-1].text() == "the tool timed out, sorry"
     model = runner.agent.canonical_model
     assert len(model.requests) == 2
@@ -236,7 +236,7 @@ def test_tool_timeout_cancels_an_async_tool_task() -> None:
     assert done.wait(WAIT)
     assert recorder.errors == []
     responses = [r.response for e in recorder.events for r in e.get_function_responses()]
-    assert responses == [{"error": "timeout"}]
+    assert responses == [{"error": "tool 'slow' timed out after 1 s"}]
     assert recorder.events[-1].text() == "ok"
 
 

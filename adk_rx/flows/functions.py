@@ -34,6 +34,7 @@ from adk_rx.events import (
 from adk_rx.flows.tool_call import (
     NO_RESPONSE,
     Call,
+    is_governed,
     is_plain,
     run_call,
     run_call_now,
@@ -113,6 +114,7 @@ def call_events_now(
             and tool.has_run_now
             and not tool.reports_progress
             and is_plain(agent, ctx)
+            and not is_governed(tool)
         ):
             context = ToolContext(ctx, function_call_id=call.id, tool_name=call.name)
             items = [Call(call, tool, context)]

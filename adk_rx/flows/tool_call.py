@@ -31,13 +31,13 @@ if TYPE_CHECKING:
     from adk_rx.telemetry.span_watchers import ToolSpan
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["NO_RESPONSE", "Call", "is_plain", "run_call", "run_call_now"]
+__all__ = ["NO_RESPONSE", "Call", "is_governed", "is_plain", "run_call", "run_call_now"]
 
 NO_RESPONSE = object()  # a long-running tool that has no result yet
 
 
 class _ToolTimeout(Exception):
-    """RunConfig.tool_timeout expired for one call."""
+    """The call's deadline (the tool's ``timeout``, else RunConfig.tool_timeout) expired."""
 
 
 def _jsonable(tool: BaseTool, value: Any) -> Any:
@@ -91,7 +91,7 @@ def run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[
 
 
 def _run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[Any]:
-    if item.tool is not None and is_plain(agent, ctx):
+    if item.tool is not None and is_plain(agent, ctx) and not is_governed(item.tool):
         return _plain_call(agent, ctx, item, item.tool)
     return _run_call_with_callbacks(agent, ctx, item)
 
@@ -108,6 +108,11 @@ def is_plain(agent: LlmAgent, ctx: InvocationContext) -> bool:
             or not (plugins.has("before_tool_callback") or plugins.has("after_tool_callback"))
         )
     )
+
+
+def is_governed(tool: BaseTool) -> bool:
+    """The tool has its own deadline or a concurrency limit: its calls take the general path."""
+    return tool.timeout is not None or tool.bulkhead is not None
 
 
 def run_call_now(agent: LlmAgent, ctx: InvocationContext, item: Call, tool: BaseTool) -> Any:
@@ -215,11 +220,13 @@ def _run_call_with_callbacks(
             obs = tool.run_async(args=item.args, tool_context=tc)
         except Exception as exc:
             obs = rx.throw(exc)
-        timeout = ctx.run_config.tool_timeout
+        if tool.bulkhead is not None:  # waits for a permit; the wait counts toward the deadline
+            obs = obs.pipe(tool.bulkhead)
+        timeout = tool.timeout if tool.timeout is not None else ctx.run_config.tool_timeout
         if timeout is not None:
             obs = obs.pipe(
                 ops.timeout(
-                    timeout, rx.throw(_ToolTimeout()), scheduler=ctx.services.timer_scheduler
+                    timeout, rx.throw(_ToolTimeout(timeout)), scheduler=ctx.services.timer_scheduler
                 )
             )
         return obs.pipe(
@@ -233,9 +240,11 @@ def _run_call_with_callbacks(
         if isinstance(exc, StopError):
             return rx.throw(exc)
         if isinstance(exc, _ToolTimeout):
+            tc.expired = True  # a sync tool still running sees tool_context.cancelled
             if item.span is not None:
                 item.span.tool_failed(exc)
-            return sync.just({"error": "timeout"})
+            seconds = exc.args[0]
+            return sync.just({"error": f"tool {tool.name!r} timed out after {seconds:g} s"})
         return _tool_error(agent, ctx, item, tool, exc)
 
     def plain_after(result: Any) -> Any:

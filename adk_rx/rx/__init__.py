@@ -22,6 +22,7 @@ from adk_rx.rx.bridges import (
     to_async_iterable,
     to_iterable,
 )
+from adk_rx.rx.bulkhead import Bulkhead
 from adk_rx.rx.emitter import Emitter, from_emitter
 from adk_rx.rx.expand import expand
 from adk_rx.rx.observe_on_bounded import observe_on_bounded
@@ -34,6 +35,7 @@ from adk_rx.rx.with_sink import with_sink
 
 __all__ = [
     "BufferOverflow",
+    "Bulkhead",
     "Emitter",
     "Outcome",
     "Overflow",

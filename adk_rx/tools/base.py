@@ -11,6 +11,7 @@ from google.genai import types
 from reactivex import Observable
 
 from adk_rx.errors import ConfigurationError
+from adk_rx.rx.bulkhead import Bulkhead
 
 if TYPE_CHECKING:
     from adk_rx.context import ToolContext
@@ -45,6 +46,12 @@ class BaseTool(ABC):
 
     Args:
         parameters: the JSON schema of the arguments; when given, the tool declares itself.
+        timeout: seconds one call may take (waiting for a permit included); then its work
+            is cancelled and the model gets an error naming the tool. Wins over
+            ``RunConfig.tool_timeout``; None leaves it to the RunConfig.
+        max_concurrency: at most this many calls of this tool object run at once in the
+            process, across invocations; the others wait, first come first served
+            (``bulkhead``). None: no limit.
 
     Attributes:
         name: the wire name the model calls (an identifier).
@@ -59,11 +66,18 @@ class BaseTool(ABC):
         has_run_now: the tool implements :meth:`run_now` (a plain call to its end), so a
             call costs no subscription: it is made on the I/O scheduler, or
         runs_inline: on the calling thread, because it never blocks.
+        timeout: the tool's own deadline per call, in seconds (None: ``RunConfig``'s).
+        max_concurrency: the tool's limit of concurrent calls (None: no limit).
+        bulkhead: the :class:`~adk_rx.rx.Bulkhead` that enforces ``max_concurrency``.
     """
 
     reports_progress: bool = False
     has_run_now: bool = False
     runs_inline: bool = False
+    # Class defaults, so a subclass that does not call BaseTool.__init__ still has them.
+    timeout: float | None = None
+    max_concurrency: int | None = None
+    bulkhead: Bulkhead | None = None
 
     def __init__(
         self,
@@ -73,8 +87,20 @@ class BaseTool(ABC):
         is_long_running: bool = False,
         parameters: Mapping[str, Any] | None = None,
         is_idempotent: bool = False,
+        timeout: float | None = None,
+        max_concurrency: int | None = None,
     ):
         self.name = check_tool_name(name)
+        if timeout is not None and not timeout > 0:
+            raise ConfigurationError(f"tool {name!r}: timeout must be > 0 seconds, got {timeout}")
+        if max_concurrency is not None and max_concurrency < 1:
+            raise ConfigurationError(
+                f"tool {name!r}: max_concurrency must be >= 1, got {max_concurrency}"
+            )
+        self.timeout = timeout
+        self.max_concurrency = max_concurrency
+        # One per tool object: every invocation of the process waits in the same line.
+        self.bulkhead = None if max_concurrency is None else Bulkhead(max_concurrency)
         self.description = description
         self.is_long_running = is_long_running
         self.is_idempotent = is_idempotent

@@ -150,6 +150,12 @@ class FunctionTool(BaseTool):
             A function that blocks while running inline holds up the whole invocation (and
             the event loop, when the run was started from one). ``None`` (the default)
             takes the :func:`never_blocks` mark of the function, else True.
+        timeout: seconds one call may take (waiting for a permit included); on expiry
+            the call's work is cancelled (a coroutine's task, an Observable's subscription;
+            a sync function sees ``tool_context.cancelled`` become true) and the model gets
+            an error naming the tool. Wins over ``RunConfig.tool_timeout``.
+        max_concurrency: at most this many calls of this tool run at once in the process,
+            across invocations; more wait first come, first served.
 
     Raises:
         ConfigurationError: the name is not a valid tool name, a parameter's type cannot
@@ -168,6 +174,8 @@ class FunctionTool(BaseTool):
         require_confirmation: ConfirmationPolicy = False,
         idempotent: bool = False,
         blocking: bool | None = None,
+        timeout: float | None = None,
+        max_concurrency: int | None = None,
     ) -> None:
         if not callable(func):
             raise ConfigurationError(f"FunctionTool needs a callable, got {func!r}")
@@ -180,6 +188,8 @@ class FunctionTool(BaseTool):
             description=self._described(doc if description is None else description),
             is_long_running=self._IS_LONG_RUNNING,
             is_idempotent=idempotent,
+            timeout=timeout,
+            max_concurrency=max_concurrency,
         )
         self.func = func
         self.require_confirmation = require_confirmation

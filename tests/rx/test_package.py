@@ -2,6 +2,7 @@ import adk_rx.rx
 
 EXPECTED = {
     "BufferOverflow",
+    "Bulkhead",
     "Emitter",
     "Outcome",
     "Overflow",
