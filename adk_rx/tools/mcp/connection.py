@@ -35,6 +35,7 @@ from adk_rx.errors import ConfigurationError, McpConnectionError
 from adk_rx.tools.mcp.end_watch import EndWatchedStream
 from adk_rx.tools.mcp.params import (
     ConnectionParams,
+    SseConnectionParams,
     StdioConnectionParams,
     StreamableHTTPConnectionParams,
 )
@@ -74,10 +75,12 @@ class McpConnection:
     """
 
     def __init__(self, params: ConnectionParams) -> None:
-        if not isinstance(params, StdioConnectionParams | StreamableHTTPConnectionParams):
+        if not isinstance(
+            params, StdioConnectionParams | StreamableHTTPConnectionParams | SseConnectionParams
+        ):
             raise ConfigurationError(
-                "connection_params must be StdioConnectionParams or "
-                f"StreamableHTTPConnectionParams, got {params!r}"
+                "connection_params must be StdioConnectionParams, "
+                f"StreamableHTTPConnectionParams or SseConnectionParams, got {params!r}"
             )
         self.params = params
         self._lock = threading.Lock()
@@ -203,6 +206,15 @@ class McpConnection:
             from mcp import stdio_client
 
             return stdio_client(params.server_params)
+        if isinstance(params, SseConnectionParams):
+            from mcp.client.sse import sse_client
+
+            return sse_client(
+                params.url,
+                headers=dict(params.headers or {}),
+                timeout=params.timeout,
+                sse_read_timeout=params.sse_read_timeout,
+            )
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 

@@ -9,12 +9,17 @@ from reactivex import Observable
 
 from adk_rx.rx import from_async
 from adk_rx.tools.base import BaseTool
+from adk_rx.tools.function import REJECTED, REQUIRES_CONFIRMATION
 
 if TYPE_CHECKING:
     from adk_rx.context import ToolContext
+    from adk_rx.tools.mcp.call_options import McpCallOptions
     from adk_rx.tools.mcp.connection import McpConnection
 
-__all__ = ["McpTool", "describe_error", "result_dict"]
+PENDING_AUTH = {"pending": True, "message": "Needs your authorization to access your data."}
+"""What the model sees while the user signs in (google-adk's words)."""
+
+__all__ = ["PENDING_AUTH", "McpTool", "describe_error", "result_dict"]
 
 
 class McpTool(BaseTool):
@@ -25,11 +30,17 @@ class McpTool(BaseTool):
     went away answer ``{"error": ...}`` to the model. Progress notifications of the server
     become progress reports (partial events with ``custom_metadata["tool_progress"]``).
 
+    With the toolset's options a call first waits for the user's confirmation when
+    ``require_confirmation`` says so (``adk_request_confirmation``), then gets a credential
+    (``auth_scheme``; a user's sign-in pauses the turn), then goes out with the headers of the
+    credential and of ``header_provider``, on the session for those headers.
+
     Args:
         name: the tool's name on the server.
         description: the server's description.
         input_schema: the server's JSON schema of the arguments.
         connection: the session of the toolset.
+        options: the toolset's confirmation, auth and header options (None: none).
     """
 
     reports_progress = True
@@ -41,10 +52,12 @@ class McpTool(BaseTool):
         description: str,
         input_schema: Mapping[str, Any],
         connection: McpConnection,
+        options: McpCallOptions | None = None,
     ) -> None:
         super().__init__(name=name, description=description, parameters=input_schema)
         self.input_schema = dict(input_schema)
         self.connection = connection
+        self.options = options
 
     def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
         """Calls the tool on the server; emits the response dict."""
@@ -60,7 +73,24 @@ class McpTool(BaseTool):
                 report["message"] = message
             tool_context.report_progress(report)
 
-        timeout = self.connection.params.timeout
+        connection = self.connection
+        options = self.options
+        if options is not None:
+            if options.needs_confirmation(arguments):
+                confirmation = tool_context.tool_confirmation
+                if confirmation is None:
+                    tool_context.request_confirmation(
+                        hint=f"Please approve or reject the call of {self.name} with arguments "
+                        f"{arguments!r}."
+                    )
+                    return {"error": REQUIRES_CONFIRMATION}
+                if not confirmation.confirmed:
+                    return {"error": REJECTED}
+            headers = await options.headers(tool_context, tool_context)
+            if headers is None:
+                return dict(PENDING_AUTH)
+            connection = options.connection(headers)
+        timeout = connection.params.timeout
 
         async def call(session: Any) -> Any:
             return await session.call_tool(
@@ -68,7 +98,7 @@ class McpTool(BaseTool):
             )
 
         try:
-            result = await self.connection.run(call)
+            result = await connection.run(call)
         except Exception as exc:  # a crashed or silent server: the model gets to know
             return {"error": f"MCP tool {self.name!r} failed: {describe_error(exc)}"}
         return result_dict(result)

@@ -7,10 +7,19 @@ from typing import TYPE_CHECKING, Any
 
 from reactivex import Observable
 
+from adk_rx.auth.config import AuthConfig
+from adk_rx.auth.credential import AuthCredential
+from adk_rx.auth.schemes import AuthScheme, parse_scheme
 from adk_rx.errors import McpConnectionError
 from adk_rx.rx import from_async
 from adk_rx.tools.base import BaseTool
-from adk_rx.tools.mcp.connection import McpConnection
+from adk_rx.tools.mcp.call_options import (
+    Confirmation,
+    HeaderProvider,
+    McpCallOptions,
+    auth_headers,
+)
+from adk_rx.tools.mcp.load_mcp_resource import LoadMcpResourceTool
 from adk_rx.tools.mcp.params import ConnectionParams
 from adk_rx.tools.mcp.tool import McpTool, describe_error
 from adk_rx.tools.toolset import BaseToolset, ToolFilter
@@ -32,10 +41,20 @@ class McpToolset(BaseToolset):
     the model is not asked to answer without the tools it was given.
 
     Args:
-        connection_params: :class:`StdioConnectionParams` or
-            :class:`StreamableHTTPConnectionParams`.
+        connection_params: :class:`StdioConnectionParams`,
+            :class:`StreamableHTTPConnectionParams` or :class:`SseConnectionParams`.
         tool_filter: the names of the tools to keep, or a predicate.
         tool_name_prefix: when given, each tool is renamed ``{prefix}_{name}``.
+        auth_scheme: how the server authenticates calls (``adk_rx.auth``); with
+            ``auth_credential``: a configured API key or bearer token, OAuth2 client
+            credentials, or a user's sign-in asked for at the first call.
+        auth_credential: the configured credential (or OAuth2 client).
+        header_provider: ``(readonly_context) -> headers`` (or an awaitable of them) for each
+            call and listing; each distinct set of headers gets a session of its own.
+        require_confirmation: every call waits for the user's confirmation, or those for
+            which ``require_confirmation(args)`` is true.
+        use_mcp_resources: add the ``load_mcp_resource`` tool, which reads the server's
+            resources for the model (their names are listed in each request).
 
     Raises:
         ConfigurationError: the connection parameters are of neither kind.
@@ -47,17 +66,83 @@ class McpToolset(BaseToolset):
         connection_params: ConnectionParams,
         tool_filter: ToolFilter | None = None,
         tool_name_prefix: str | None = None,
+        auth_scheme: AuthScheme | dict[str, Any] | None = None,
+        auth_credential: AuthCredential | None = None,
+        header_provider: HeaderProvider | None = None,
+        require_confirmation: Confirmation = False,
+        use_mcp_resources: bool = False,
     ) -> None:
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self.connection_params = connection_params
-        self.connection = McpConnection(connection_params)
+        auth_config = (
+            AuthConfig(auth_scheme=parse_scheme(auth_scheme), raw_auth_credential=auth_credential)
+            if auth_scheme is not None
+            else None
+        )
+        self.options = McpCallOptions(
+            connection_params,
+            auth_config=auth_config,
+            header_provider=header_provider,
+            require_confirmation=require_confirmation,
+        )
+        self.connection = self.options.default
         self._tools: dict[str, McpTool] = {}
+        self._resource_tool = LoadMcpResourceTool(self) if use_mcp_resources else None
 
     def get_tools(self, readonly_context: ReadonlyContext | None = None) -> Observable[Any]:
         """A Single of the server's tools (one ``tools/list`` round trip, all pages)."""
-        return from_async(self._list)
+        return from_async(lambda: self._list(readonly_context))
 
-    async def _list(self) -> list[BaseTool]:
+    async def _listing_connection(self, readonly_context: ReadonlyContext | None) -> Any:
+        """The session a listing goes through: the provider's headers, and a configured
+        (not a user's) credential's."""
+        headers = await self.options.headers(readonly_context) or {}
+        config = self.options.auth_config
+        raw = config.raw_auth_credential if config is not None else None
+        if config is not None and raw is not None:
+            headers.update(auth_headers(config, raw))
+        return self.options.connection(headers)
+
+    async def list_resources(self, readonly_context: ReadonlyContext | None = None) -> list[Any]:
+        """The server's resources (``resources/list``, all pages)."""
+        connection = await self._listing_connection(readonly_context)
+
+        async def list_all(session: Any) -> list[Any]:
+            found: list[Any] = []
+            cursor: str | None = None
+            while True:
+                if cursor is None:
+                    page = await session.list_resources()
+                else:
+                    from mcp.types import PaginatedRequestParams
+
+                    page = await session.list_resources(
+                        params=PaginatedRequestParams(cursor=cursor)
+                    )
+                found.extend(page.resources)
+                cursor = page.next_cursor
+                if not cursor:
+                    return found
+
+        timeout = self.connection_params.timeout
+        return await connection.run(
+            lambda session: asyncio.wait_for(list_all(session), timeout), repeatable=True
+        )
+
+    async def read_resource(
+        self, uri: str, readonly_context: ReadonlyContext | None = None
+    ) -> list[Any]:
+        """The contents of the resource at ``uri`` (``resources/read``)."""
+        connection = await self._listing_connection(readonly_context)
+        timeout = self.connection_params.timeout
+
+        async def read(session: Any) -> list[Any]:
+            result = await asyncio.wait_for(session.read_resource(uri), timeout)
+            return list(result.contents)
+
+        return await connection.run(read, repeatable=True)
+
+    async def _list(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         async def list_all(session: Any) -> list[Any]:
             found: list[Any] = []
             cursor: str | None = None
@@ -75,7 +160,8 @@ class McpToolset(BaseToolset):
 
         timeout = self.connection_params.timeout
         try:
-            listed = await self.connection.run(
+            connection = await self._listing_connection(readonly_context)
+            listed = await connection.run(
                 lambda session: asyncio.wait_for(list_all(session), timeout), repeatable=True
             )
         except McpConnectionError:
@@ -89,7 +175,10 @@ class McpToolset(BaseToolset):
                 f"the MCP server {self.connection.server} did not list its tools: "
                 f"{describe_error(exc)}"
             ) from exc
-        return [self._tool(t) for t in listed]
+        tools: list[BaseTool] = [self._tool(t) for t in listed]
+        if self._resource_tool is not None:
+            tools.append(self._resource_tool)
+        return tools
 
     def _tool(self, listed: Any) -> McpTool:
         schema = dict(listed.input_schema or {"type": "object", "properties": {}})
@@ -101,13 +190,14 @@ class McpToolset(BaseToolset):
                 description=description,
                 input_schema=schema,
                 connection=self.connection,
+                options=self.options,
             )
             self._tools[listed.name] = known
         return known
 
     def close(self) -> Any:
         """Ends the session and a stdio server's process (waits for it, off its loop)."""
-        return self.connection.close()
+        return self.options.close()
 
     def __repr__(self) -> str:
         return f"McpToolset({self.connection_params!r})"
