@@ -12,7 +12,8 @@ control flow (a run was cancelled or ran out of budget) are kept apart::
     │   ├── SessionExistsError      create_session with an id that is taken
     │   ├── StateValueError         a state key that is not a string, a value no store can keep
     │   ├── GraphValidationError    a workflow graph that cannot run (unreachable node, cycle...)
-    │   └── AgentLoadError          an agent folder or module has no usable ``root_agent``
+    │   ├── AgentLoadError          an agent folder or module has no usable ``root_agent``
+    │   └── SandboxUnavailableError a code sandbox asked for isolation this OS does not allow
     ├── SessionNotFoundError        no such session (and auto_create_session is off); LookupError
     ├── InvocationNotFoundError     resuming an invocation the session does not hold; LookupError
     ├── RunError                    a failure while an invocation runs
@@ -83,6 +84,7 @@ __all__ = [
     "ReplayMismatchError",
     "RunError",
     "RunnerClosedError",
+    "SandboxUnavailableError",
     "ServerError",
     "SessionBusyError",
     "SessionExistsError",
@@ -136,6 +138,10 @@ class StateValueError(ConfigurationError, TypeError):
 
 class AgentLoadError(ConfigurationError):
     """An agent target could not be found, imported, or exposes no ``root_agent``."""
+
+
+class SandboxUnavailableError(ConfigurationError):
+    """A code sandbox was asked for an isolation (no network) that this machine cannot give."""
 
 
 class GraphValidationError(ConfigurationError):

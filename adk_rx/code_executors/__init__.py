@@ -24,6 +24,7 @@ Observable; a failing program is a result with ``stderr``, never an error.
 from adk_rx.code_executors.base import BaseCodeExecutor
 from adk_rx.code_executors.built_in import BuiltInCodeExecutor
 from adk_rx.code_executors.local import UnsafeLocalCodeExecutor
+from adk_rx.code_executors.sandboxed import SandboxedCodeExecutor
 from adk_rx.code_executors.values import CodeExecutionInput, CodeExecutionResult, File
 
 __all__ = [
@@ -32,5 +33,6 @@ __all__ = [
     "CodeExecutionInput",
     "CodeExecutionResult",
     "File",
+    "SandboxedCodeExecutor",
     "UnsafeLocalCodeExecutor",
 ]

@@ -32,8 +32,8 @@ _path, _run_name, _limits = sys.argv[1:4]
 del sys.argv[1:]
 if _limits:
     import json, resource
-    for _name, _value in json.loads(_limits).items():
-        resource.setrlimit(getattr(resource, _name), (_value, _value))
+    for _name, (_soft, _hard) in json.loads(_limits).items():
+        resource.setrlimit(getattr(resource, _name), (_soft, _hard))
 for _stream in (sys.stdout, sys.stderr):
     _stream.reconfigure(encoding="utf-8", errors="backslashreplace")
 _globals = {"__name__": _run_name} if _run_name else {}
@@ -68,7 +68,7 @@ def run_program(
     timer: abc.SchedulerBase | None,
     prefix: Sequence[str] = (),
     python_flags: Sequence[str] = (),
-    limits: Mapping[str, int] | None = None,
+    limits: Mapping[str, tuple[int, int]] | None = None,
 ) -> Observable[CodeExecutionResult]:
     """A cold Single: the program run in a fresh directory (removed after), as a result.
 
@@ -80,7 +80,8 @@ def run_program(
         timer: where the timeout runs.
         prefix: a command the interpreter runs under (``unshare ...``).
         python_flags: interpreter flags (``-I``).
-        limits: ``resource`` limit names (``RLIMIT_AS``) -> the value set as soft and hard.
+        limits: ``resource`` limit names (``RLIMIT_AS``) -> the (soft, hard) values set
+            before the program starts (a limit cannot be raised again without privileges).
     """
 
     def start(resource: abc.DisposableBase | None) -> Observable[CodeExecutionResult]:

@@ -2,6 +2,7 @@
 
     <temp>/program.py      the code (outside the working directory: never an output file)
     <temp>/work/           the working directory: the input files, then whatever it wrote
+    <temp>/tmp/            its TMPDIR (in the sandbox)
 
 A file it created, or changed from its input, is an output file. Names that are not plain
 file names (a path, ``..``, a hidden file) are not written in nor read out; files past the
@@ -40,6 +41,8 @@ class RunDirectory(Disposable):
         self.program.write_text(code, encoding="utf-8")
         self.work = self.root / "work"
         self.work.mkdir()
+        self.tmp = self.root / "tmp"
+        self.tmp.mkdir()
         self._inputs: dict[str, bytes] = {}
         for file in input_files:
             if is_plain_name(file.name):
