@@ -234,3 +234,40 @@ def test_misconfiguration_is_refused() -> None:
         UnsafeLocalCodeExecutor(error_retry_attempts=-1)
     with pytest.raises(InvalidAgentError):
         LlmAgent(name="a", model=ScriptedLlm([]), code_executor="python")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_the_plain_call_path_and_the_observable_path_store_the_same_events(
+    streaming: bool,
+) -> None:
+    from adk_rx import RunConfig, StreamingMode
+
+    def script() -> list[Any]:
+        first = ["Checking.\n```py", "thon\nprint(1 + 1)\n```\ntail"] if streaming else None
+        return [first or "Checking.\n```python\nprint(1 + 1)\n```\ntail", "It is 2."]
+
+    def stored(**agent_options: Any) -> list[Any]:
+        agent = LlmAgent(
+            name="coder",
+            model=ScriptedLlm(script()),
+            code_executor=UnsafeLocalCodeExecutor(timeout=30),
+            **agent_options,
+        )
+        runner = InMemoryRunner(agent=agent, app_name="app")
+        _session(runner)
+        mode = StreamingMode.SSE if streaming else StreamingMode.NONE
+        config = RunConfig(streaming_mode=mode)
+        list(runner.run(user_id="u", session_id="s", new_message="1+1?", run_config=config))
+        events = (
+            runner.session_service.get_session(app_name="app", user_id="u", session_id="s")
+            .run()
+            .events
+        )
+        return [(e.author, e.content) for e in events]
+
+    plain = stored()
+    # a model callback makes the step subscribe to the model call (the asynchronous path)
+    observed = stored(after_model_callback=lambda callback_context, llm_response: None)
+    assert plain == observed
+    assert [c.parts[-1].executable_code is not None for _, c in plain[1:2]] == [True]
+    assert plain[-1][1].parts[0].text == "It is 2."
