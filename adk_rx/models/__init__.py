@@ -17,6 +17,7 @@ from adk_rx.models.registry import LlmRegistry
 if TYPE_CHECKING:
     from adk_rx.models.anthropic_llm import AnthropicLlm
     from adk_rx.models.circuit_breaker import CircuitBreaker, CircuitBreakerLlm
+    from adk_rx.models.concurrency_limit import ConcurrencyLimitedLlm
     from adk_rx.models.gemini import GeminiLlm
     from adk_rx.models.lite_llm import LiteLlm
     from adk_rx.models.openai_compat import OpenAiCompatibleLlm
@@ -29,6 +30,7 @@ __all__ = [
     "BaseLlm",
     "CircuitBreaker",
     "CircuitBreakerLlm",
+    "ConcurrencyLimitedLlm",
     "GeminiLlm",
     "LiteLlm",
     "LlmRegistry",
@@ -48,6 +50,7 @@ _LAZY = {
     "AnthropicLlm": "adk_rx.models.anthropic_llm",
     "CircuitBreaker": "adk_rx.models.circuit_breaker",
     "CircuitBreakerLlm": "adk_rx.models.circuit_breaker",
+    "ConcurrencyLimitedLlm": "adk_rx.models.concurrency_limit",
     "RateLimitedLlm": "adk_rx.models.rate_limit",
     "RateLimiter": "adk_rx.models.rate_limit",
     "GeminiLlm": "adk_rx.models.gemini",

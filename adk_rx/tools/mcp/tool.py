@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from reactivex import Observable
 
-from adk_rx.rx import from_async
+from adk_rx.rx import Bulkhead, from_async
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.function import REJECTED, REQUIRES_CONFIRMATION
 
@@ -41,6 +41,9 @@ class McpTool(BaseTool):
         input_schema: the server's JSON schema of the arguments.
         connection: the session of the toolset.
         options: the toolset's confirmation, auth and header options (None: none).
+        timeout: seconds one call may take (the toolset's ``tool_timeout``).
+        bulkhead: the limit of concurrent calls of this tool (the toolset keeps one per tool
+            name, so a tool listed again keeps its line).
     """
 
     reports_progress = True
@@ -53,8 +56,15 @@ class McpTool(BaseTool):
         input_schema: Mapping[str, Any],
         connection: McpConnection,
         options: McpCallOptions | None = None,
+        timeout: float | None = None,
+        bulkhead: Bulkhead | None = None,
     ) -> None:
-        super().__init__(name=name, description=description, parameters=input_schema)
+        super().__init__(
+            name=name, description=description, parameters=input_schema, timeout=timeout
+        )
+        if bulkhead is not None:
+            self.bulkhead = bulkhead
+            self.max_concurrency = bulkhead.max_concurrent
         self.input_schema = dict(input_schema)
         self.connection = connection
         self.options = options

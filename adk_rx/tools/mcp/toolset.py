@@ -10,8 +10,8 @@ from reactivex import Observable
 from adk_rx.auth.config import AuthConfig
 from adk_rx.auth.credential import AuthCredential
 from adk_rx.auth.schemes import AuthScheme, parse_scheme
-from adk_rx.errors import McpConnectionError
-from adk_rx.rx import from_async
+from adk_rx.errors import ConfigurationError, McpConnectionError
+from adk_rx.rx import Bulkhead, from_async
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.mcp.call_options import (
     Confirmation,
@@ -55,6 +55,11 @@ class McpToolset(BaseToolset):
             which ``require_confirmation(args)`` is true.
         use_mcp_resources: add the ``load_mcp_resource`` tool, which reads the server's
             resources for the model (their names are listed in each request).
+        tool_timeout: seconds each call of a tool may take (wins over
+            ``RunConfig.tool_timeout``); then the call is cancelled on the server and the
+            model gets an error naming the tool.
+        max_concurrency: at most this many calls of each tool run at once in the process;
+            more wait first come, first served.
 
     Raises:
         ConfigurationError: the connection parameters are of neither kind.
@@ -71,8 +76,17 @@ class McpToolset(BaseToolset):
         header_provider: HeaderProvider | None = None,
         require_confirmation: Confirmation = False,
         use_mcp_resources: bool = False,
+        tool_timeout: float | None = None,
+        max_concurrency: int | None = None,
     ) -> None:
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
+        if tool_timeout is not None and not tool_timeout > 0:
+            raise ConfigurationError(f"tool_timeout must be > 0 seconds, got {tool_timeout}")
+        if max_concurrency is not None and max_concurrency < 1:
+            raise ConfigurationError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        self.tool_timeout = tool_timeout
+        self.max_concurrency = max_concurrency
+        self._bulkheads: dict[str, Bulkhead] = {}
         self.connection_params = connection_params
         auth_config = (
             AuthConfig(auth_scheme=parse_scheme(auth_scheme), raw_auth_credential=auth_credential)
@@ -185,12 +199,17 @@ class McpToolset(BaseToolset):
         description = listed.description or ""
         known = self._tools.get(listed.name)
         if known is None or known.input_schema != schema or known.description != description:
+            bulkhead = None
+            if self.max_concurrency is not None:
+                bulkhead = self._bulkheads.setdefault(listed.name, Bulkhead(self.max_concurrency))
             known = McpTool(
                 name=listed.name,
                 description=description,
                 input_schema=schema,
                 connection=self.connection,
                 options=self.options,
+                timeout=self.tool_timeout,
+                bulkhead=bulkhead,
             )
             self._tools[listed.name] = known
         return known
