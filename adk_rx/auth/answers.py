@@ -6,10 +6,14 @@ storing it: each answer is kept in the invocation's memory (``shared.credential_
 request id) and the stored response says only which credential arrived. So no secret reaches
 the session store, the events a client reads back, or a span; after a crash the tool asks
 again.
+
+:func:`credential_answer` and :func:`sign_in_uri` are the client's side, for ``adk-rx run``:
+the sign-in link to show, and the answer made from what the user pastes back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
@@ -19,7 +23,7 @@ from adk_rx.events import CREDENTIAL_FUNCTION
 if TYPE_CHECKING:
     from adk_rx.invocation_shared import InvocationShared
 
-__all__ = ["MAX_ANSWER_CHARS", "RECEIVED", "take_answers"]
+__all__ = ["MAX_ANSWER_CHARS", "RECEIVED", "credential_answer", "sign_in_uri", "take_answers"]
 
 RECEIVED = {"status": "credential received"}
 """What the stored answer to a credential request says in place of the credential."""
@@ -59,3 +63,55 @@ def _small(answer: Any) -> bool:
         return len(types.FunctionResponse(response=answer).model_dump_json()) <= MAX_ANSWER_CHARS
     except Exception:
         return False
+
+
+def credential_answer(args: Mapping[str, Any], reply: str) -> dict[str, Any] | None:
+    """The answer to an ``adk_request_credential`` call (its ``args``) from what a user typed.
+
+    OAuth2 / OpenID Connect: ``reply`` is the URL the browser was sent back to after signing
+    in. An API key scheme: the key. HTTP: the token (bearer) or ``user:password`` (basic).
+    None when ``reply`` is empty (the request stays open).
+    """
+    reply = reply.strip()
+    config = args.get("authConfig")
+    if not reply or not isinstance(config, Mapping):
+        return None
+    scheme = config.get("authScheme")
+    kind = scheme.get("type") if isinstance(scheme, Mapping) else None
+    if kind in ("oauth2", "openIdConnect"):
+        answer: dict[str, Any] = _mapping(config)
+        exchanged = _mapping(config.get("exchangedAuthCredential")) or {"authType": "oauth2"}
+        exchanged["oauth2"] = {**_mapping(exchanged.get("oauth2")), "authResponseUri": reply}
+        answer["exchangedAuthCredential"] = exchanged
+        return answer
+    if kind == "apiKey":
+        return {"authType": "apiKey", "apiKey": reply}
+    if kind == "http":
+        name = str(scheme.get("scheme", "bearer")).lower() if isinstance(scheme, Mapping) else ""
+        if name == "basic":
+            user, _, password = reply.partition(":")
+            credentials: dict[str, str] = {"username": user, "password": password}
+        else:
+            credentials = {"token": reply}
+        return {"authType": "http", "http": {"scheme": name, "credentials": credentials}}
+    return None
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    """``value`` as a dict of string keys ({} when it is no mapping)."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): v for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType]
+
+
+def sign_in_uri(args: Mapping[str, Any]) -> str | None:
+    """The sign-in URI an ``adk_request_credential`` call carries (http or https only)."""
+    config = args.get("authConfig")
+    if not isinstance(config, Mapping):
+        return None
+    exchanged = config.get("exchangedAuthCredential")
+    oauth2 = exchanged.get("oauth2") if isinstance(exchanged, Mapping) else None
+    uri = oauth2.get("authUri") if isinstance(oauth2, Mapping) else None
+    if isinstance(uri, str) and uri.lower().startswith(("https://", "http://")):
+        return uri
+    return None

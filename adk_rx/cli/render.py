@@ -21,8 +21,9 @@ from google.genai import types
 from rich.console import Console
 from rich.text import Text
 
+from adk_rx.auth.answers import sign_in_uri
 from adk_rx.cli.stats import TurnSummary
-from adk_rx.events import Event
+from adk_rx.events import CREDENTIAL_FUNCTION, PAUSE_FUNCTIONS, Event
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
 from adk_rx.models.response_metadata import grounding_sources
 
@@ -172,11 +173,20 @@ class ConsoleRenderer:
                     style="bold yellow",
                 )
             )
+        elif call is not None and call.name == CREDENTIAL_FUNCTION:
+            uri = sign_in_uri(call.args or {})
+            self._print(
+                Text(
+                    f"? {event.author} asks you to sign in"
+                    + (f": {uri}" if uri else " (a key or token)"),
+                    style="bold yellow",
+                )
+            )
         elif call is not None:
             self._print(
                 Text(f"→ {event.author} calls {call.name}({_args(call.args)})", style="cyan")
             )
-        elif response is not None and response.name != CONFIRMATION_FUNCTION:
+        elif response is not None and response.name not in PAUSE_FUNCTIONS:
             body = response.response or {}
             failed = isinstance(body, Mapping) and "error" in body
             self._print(

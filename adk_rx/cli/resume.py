@@ -2,8 +2,10 @@
 
 * :func:`open_session` finds the session, or creates it with ``--create``; an unknown id is
   an error that lists the user's sessions (exit status 2).
-* :func:`pending_calls` finds what the session waits for: ``adk_request_confirmation`` calls
-  and long-running tool calls that have no response yet, so the chat asks for them first.
+* :func:`pending_calls` finds what the session waits for: ``adk_request_confirmation`` and
+  ``adk_request_credential`` calls and long-running tool calls that have no response yet, so
+  the chat asks for them first (a credential request shows its sign-in link and takes the
+  URL the browser came back to, or the key or token).
 * :func:`history_lines` sums the session up: its event count and its last few turns.
 """
 
@@ -14,8 +16,9 @@ from collections.abc import Sequence
 
 from google.genai import types
 
+from adk_rx.auth.answers import credential_answer, sign_in_uri
 from adk_rx.errors import ConfigurationError, SessionNotFoundError
-from adk_rx.events import Event
+from adk_rx.events import CREDENTIAL_FUNCTION, Event
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
 from adk_rx.runner import Runner
 from adk_rx.sessions.session import Session
@@ -84,6 +87,8 @@ def describe_pending(call: types.FunctionCall) -> str:
         args_text = _short(json.dumps(original.get("args") or {}))
         asked = f"{name} asks for a confirmation: {hint or args_text}\n"
         return f"{asked}approve {name}?"
+    if call.name == CREDENTIAL_FUNCTION:
+        return _describe_credential(call)
     return f"{call.name}({_short(json.dumps(call.args or {}))}) waits for its result"
 
 
@@ -94,8 +99,14 @@ def answer_part(call: types.FunctionCall, reply: str) -> types.Part | None:
     object, or any other text as ``{"result": text}``; an empty reply leaves it pending.
     """
     reply = reply.strip()
-    if call.name == CONFIRMATION_FUNCTION:
-        response: dict[str, object] = {"confirmed": reply.lower() in ("y", "yes")}
+    response: dict[str, object]
+    if call.name == CREDENTIAL_FUNCTION:
+        answer = credential_answer(call.args or {}, reply)
+        if answer is None:
+            return None
+        response = answer
+    elif call.name == CONFIRMATION_FUNCTION:
+        response = {"confirmed": reply.lower() in ("y", "yes")}
     elif not reply:
         return None
     else:
@@ -107,6 +118,21 @@ def answer_part(call: types.FunctionCall, reply: str) -> types.Part | None:
     return types.Part(
         function_response=types.FunctionResponse(id=call.id, name=call.name, response=response)
     )
+
+
+def _describe_credential(call: types.FunctionCall) -> str:
+    args = call.args or {}
+    config = args.get("authConfig") or {}
+    kind = (config.get("authScheme") or {}).get("type", "")
+    uri = sign_in_uri(args)
+    if uri is not None:
+        return (
+            f"a tool asks you to sign in: open\n  {uri}\n"
+            "then paste the URL your browser was sent back to"
+        )
+    if kind == "apiKey":
+        return "a tool asks for an API key; paste it"
+    return "a tool asks for a credential; paste the token (or user:password)"
 
 
 def history_lines(session: Session, turns: int = 3) -> list[str]:

@@ -23,6 +23,7 @@ import argparse
 import enum
 import getpass
 import logging
+import os
 import signal
 import sys
 from collections.abc import Iterator
@@ -37,6 +38,8 @@ from adk_rx.apps import App
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
 from adk_rx.artifacts.in_memory import InMemoryArtifactService
+from adk_rx.auth import BaseCredentialService, InMemoryCredentialService, SqlCredentialService
+from adk_rx.auth.sql_credential_service import KEY_ENV
 from adk_rx.cli.models import check_override, override_model
 from adk_rx.cli.render import ConsoleRenderer, JsonlRenderer, Renderer
 from adk_rx.cli.resume import (
@@ -48,7 +51,7 @@ from adk_rx.cli.resume import (
 )
 from adk_rx.cli.stats import TurnStats
 from adk_rx.errors import AdkRxError, ConfigurationError
-from adk_rx.events import Event
+from adk_rx.events import CREDENTIAL_FUNCTION, Event
 from adk_rx.flows.contents import CONFIRMATION_FUNCTION
 from adk_rx.loading.loader import AgentLoadError, import_traceback, load_target_app
 from adk_rx.memory.in_memory import InMemoryMemoryService
@@ -148,21 +151,32 @@ def _runner(app: App, *, in_memory: bool, sdk: SdkSetup | None) -> Runner:
         state.mkdir(exist_ok=True)
         sessions = SqlSessionService(f"sqlite:///{state / 'sessions.db'}")
         artifacts = FileArtifactService(state / "artifacts")
+    credentials: BaseCredentialService = InMemoryCredentialService()
+    if not in_memory and os.environ.get(KEY_ENV):  # kept between runs, encrypted at rest
+        credentials = SqlCredentialService(f"sqlite:///{Path.cwd() / STATE_DIR / 'sessions.db'}")
     return Runner(
         app=app.replace(plugins=(*app.plugins, TurnStats())),
         session_service=sessions,
         artifact_service=artifacts,
         memory_service=InMemoryMemoryService(),
+        credential_service=credentials,
         tracer_provider=sdk.tracer_provider if sdk is not None else None,
         meter_provider=sdk.meter_provider if sdk is not None else None,
     )
 
 
 def _waits_for(pending: list[types.FunctionCall]) -> str:
-    confirmations = sum(1 for call in pending if call.name == CONFIRMATION_FUNCTION)
-    if confirmations == len(pending):
-        return "a confirmation"
-    return "a confirmation or a tool result" if confirmations else "a tool result"
+    names = {call.name for call in pending}
+    wanted = [
+        what
+        for what, present in (
+            ("a confirmation", CONFIRMATION_FUNCTION in names),
+            ("a sign-in", CREDENTIAL_FUNCTION in names),
+            ("a tool result", bool(names - {CONFIRMATION_FUNCTION, CREDENTIAL_FUNCTION})),
+        )
+        if present
+    ]
+    return " or ".join(wanted) or "a tool result"
 
 
 class Chat:
@@ -240,6 +254,8 @@ class Chat:
             question = describe_pending(call)
             if call.name == CONFIRMATION_FUNCTION:
                 reply = input(f"{question} [y/N] ")
+            elif call.name == CREDENTIAL_FUNCTION:
+                reply = input(f"{question}: ")
             else:
                 reply = input(f"{question}; its result (JSON or text, empty to leave it): ")
             part = answer_part(call, reply)

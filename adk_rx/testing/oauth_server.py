@@ -293,15 +293,16 @@ class LocalOAuthServer:
 
 
 @contextlib.contextmanager
-def serve(server: LocalOAuthServer | None = None) -> Iterator[LocalOAuthServer]:
-    """Runs ``server`` (a new one by default) on 127.0.0.1:<free port> until the block ends.
+def serve(server: LocalOAuthServer | None = None, *, port: int = 0) -> Iterator[LocalOAuthServer]:
+    """Runs ``server`` (a new one by default) on 127.0.0.1:``port`` (0: a free one) until the
+    block ends.
 
     The socket is bound before the thread starts, so the server takes requests at once.
     """
     server = server or LocalOAuthServer()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     sock.listen(64)
     server.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     config = uvicorn.Config(server, log_level="critical", lifespan="off")
