@@ -44,7 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="keep sessions in memory instead of .adk_rx/sessions.db under the working folder",
     )
-    run.add_argument("--user-id", metavar="U", help="the user id (default: your login name)")
+    run.add_argument(
+        "--user-id",
+        metavar="U",
+        help="the user id (default: user, as in the web page, so both show the same sessions)",
+    )
     run.add_argument(
         "--session-id",
         metavar="S",
@@ -72,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the OpenTelemetry span tree of each turn (needs the otel extra)",
     )
     _otlp_argument(run)
+    from adk_rx.cli.run_options import add_run_flags
+
+    add_run_flags(run)
 
     for name, help_text in (
         ("api-server", "serve the apps of AGENTS_DIR over HTTP (ADK-compatible routes)"),

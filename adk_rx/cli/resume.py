@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from google.genai import types
 
@@ -30,12 +31,17 @@ _TEXT_WIDTH = 100
 
 
 def open_session(
-    runner: Runner, user_id: str, session_id: str | None, *, create: bool
+    runner: Runner,
+    user_id: str,
+    session_id: str | None,
+    *,
+    create: bool,
+    state: dict[str, Any] | None = None,
 ) -> tuple[str, Session | None]:
     """The id of the session to use, and the stored session when one is resumed.
 
     Without ``session_id`` a new session is created; with ``create`` a missing
-    ``session_id`` is created under that id.
+    ``session_id`` is created under that id. A session created here starts with ``state``.
 
     Raises:
         SessionNotFoundError: ``session_id`` names no session and ``create`` is off.
@@ -45,7 +51,7 @@ def open_session(
     if session_id is None:
         if create:
             raise ConfigurationError("--create needs --session-id (the id to create)")
-        return service.create_session(app_name=app, user_id=user_id).run().id, None
+        return service.create_session(app_name=app, user_id=user_id, state=state).run().id, None
     found = service.get_session(app_name=app, user_id=user_id, session_id=session_id).run()
     if found is not None:
         return session_id, found
@@ -57,7 +63,7 @@ def open_session(
             f"no session {session_id!r} of user {user_id!r} in app {app!r} (its sessions, "
             f"newest first: {known}); add --create to start a session with this id"
         )
-    service.create_session(app_name=app, user_id=user_id, session_id=session_id).run()
+    service.create_session(app_name=app, user_id=user_id, session_id=session_id, state=state).run()
     return session_id, None
 
 

@@ -6,8 +6,13 @@ Sessions live in ``.adk_rx/sessions.db`` under the working folder (artifacts in
 Ctrl-C during a turn disposes the run's subscription: the Runner cancels the invocation and
 stores the records that keep the session valid (a response ``{"error": "cancelled"}`` for
 each open tool call, then an event with ``error_code="CANCELLED"``); the command waits for
-those to be stored and shows them. Interactive chat then returns to the prompt (Ctrl-C or
-EOF at the prompt exits); a one-shot ``-m`` run exits with status 130.
+those to be stored and shows them. Interactive chat then returns to the prompt (EOF at the
+prompt exits with 0, Ctrl-C at the prompt with 130); a one-shot ``-m`` run exits with 130.
+
+``--state JSON`` is a new session's initial state, ``--timeout S`` a deadline per turn
+(``RunConfig.timeout``), ``--save-session FILE`` writes the session on exit and ``--resume
+FILE`` starts from such a file (see :mod:`adk_rx.cli.session_file`). The default user id is
+``user``, the web page's, so a session made in one shows in the other.
 
 ``--session-id S`` resumes a stored session (see :mod:`adk_rx.cli.resume`): the chat shows
 its event count and last turns, then asks for what it waits for (a confirmation, a
@@ -21,14 +26,13 @@ from __future__ import annotations
 
 import argparse
 import enum
-import getpass
 import logging
 import os
 import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
 from google.genai import types
@@ -49,6 +53,8 @@ from adk_rx.cli.resume import (
     open_session,
     pending_calls,
 )
+from adk_rx.cli.run_options import DEFAULT_USER_ID, log_level, parse_state, parse_timeout
+from adk_rx.cli.session_file import restore_session, save_session_file
 from adk_rx.cli.stats import TurnStats
 from adk_rx.errors import AdkRxError, ConfigurationError
 from adk_rx.events import CREDENTIAL_FUNCTION, Event
@@ -87,9 +93,14 @@ class Outcome(enum.Enum):
 
 def run_command(args: argparse.Namespace) -> int:
     """Runs ``adk-rx run`` with parsed arguments; returns the exit status."""
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
+    logging.basicConfig(
+        level=log_level(args.log_level), stream=sys.stderr, format="%(name)s: %(message)s"
+    )
     renderer: Renderer = JsonlRenderer() if args.jsonl else ConsoleRenderer()
     try:
+        state = parse_state(args.state)
+        timeout = parse_timeout(args.timeout)
+        _check_session_flags(args, state)
         override = override_model(args.model, args.replay)
         app = load_target_app(args.agent)
         if override is not None:
@@ -102,8 +113,16 @@ def run_command(args: argparse.Namespace) -> int:
         runner = _runner(app, in_memory=args.in_memory, sdk=sdk)
         if sdk is not None:
             sdk.install_globally()  # a tool's own spans go to the same place
-        user_id = args.user_id or _login()
-        session_id, resumed = open_session(runner, user_id, args.session_id, create=args.create)
+        user_id = args.user_id or DEFAULT_USER_ID
+        if args.resume:
+            resumed = restore_session(
+                runner.session_service, app_name=runner.app_name, user_id=user_id, path=args.resume
+            )
+            session_id = resumed.id
+        else:
+            session_id, resumed = open_session(
+                runner, user_id, args.session_id, create=args.create, state=state
+            )
     except AdkRxError as exc:
         if isinstance(exc, AgentLoadError) and exc.__cause__ is not None:
             print(import_traceback(exc.__cause__), file=sys.stderr, end="")
@@ -113,7 +132,7 @@ def run_command(args: argparse.Namespace) -> int:
         f"{runner.app_name}: session {session_id} of user {user_id}"
         + ("" if args.in_memory else f" in {Path(STATE_DIR) / 'sessions.db'}")
     )
-    chat = Chat(runner, user_id, session_id, renderer)
+    chat = Chat(runner, user_id, session_id, renderer, timeout=timeout)
     if resumed is not None:
         for line in history_lines(resumed):
             renderer.note(line)
@@ -123,22 +142,47 @@ def run_command(args: argparse.Namespace) -> int:
         if args.message is not None:
             outcome = chat.turn(args.message)
             if chat.pending:
-                renderer.note(
-                    f"the agent waits for {_waits_for(chat.pending)}: answer it with adk-rx "
-                    f"run {args.agent} --session-id {session_id}"
-                )
+                how = _how(args, session_id)
+                renderer.note(f"the agent waits for {_waits_for(chat.pending)}: {how}")
             return outcome.value
         return chat.interactive(ask=not args.jsonl)
     finally:
+        if args.save_session:
+            _save(runner, user_id, session_id, args.save_session, renderer)
         if sdk is not None:
             sdk.shutdown()  # exports what is still buffered
 
 
-def _login() -> str:
+def _check_session_flags(args: argparse.Namespace, state: dict[str, Any] | None) -> None:
+    if args.resume and (args.session_id or state is not None):
+        raise ConfigurationError("--resume starts a new session: give no --session-id or --state")
+    if state is not None and args.session_id and not args.create:
+        raise ConfigurationError("--state is the state of a new session: add --create")
+
+
+def _how(args: argparse.Namespace, session_id: str) -> str:
+    """How to answer a pending call later: the stored session, or the saved file."""
+    if args.save_session:
+        return f"answer it with adk-rx run {args.agent} --resume {args.save_session}"
+    if args.in_memory:
+        return (
+            "the session was in memory and is gone; run without --in-memory, or with "
+            "--save-session FILE and then --resume FILE, to answer it later"
+        )
+    return f"answer it with adk-rx run {args.agent} --session-id {session_id}"
+
+
+def _save(runner: Runner, user_id: str, session_id: str, path: str, renderer: Renderer) -> None:
+    session = runner.session_service.get_session(
+        app_name=runner.app_name, user_id=user_id, session_id=session_id
+    ).run()
+    if session is None:
+        renderer.failure(f"session {session_id} is gone; nothing saved")
+        return
     try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "user"
+        renderer.note(f"session saved to {save_session_file(session, path)}")
+    except AdkRxError as exc:
+        renderer.failure(str(exc))
 
 
 def _runner(app: App, *, in_memory: bool, sdk: SdkSetup | None) -> Runner:
@@ -182,8 +226,17 @@ def _waits_for(pending: list[types.FunctionCall]) -> str:
 class Chat:
     """Turns on one session, shown through a renderer."""
 
-    def __init__(self, runner: Runner, user_id: str, session_id: str, renderer: Renderer):
+    def __init__(
+        self,
+        runner: Runner,
+        user_id: str,
+        session_id: str,
+        renderer: Renderer,
+        *,
+        timeout: float | None = None,
+    ):
         self.runner = runner
+        self.timeout = timeout
         self.user_id = user_id
         self.session_id = session_id
         self.renderer = renderer
@@ -209,10 +262,14 @@ class Chat:
                 message: types.Content | str = self._answers() if ask and self.pending else ""
                 if not message:
                     message = input(prompt).strip()
-            except (EOFError, KeyboardInterrupt):
+            except EOFError:
                 if prompt:
                     print()
                 return EXIT_OK
+            except KeyboardInterrupt:
+                if prompt:
+                    print()
+                return EXIT_INTERRUPTED
             if isinstance(message, str) and not ask and message.startswith("{"):
                 try:
                     message = types.Content.model_validate_json(message)
@@ -275,7 +332,7 @@ class Chat:
                 user_id=self.user_id,
                 session_id=self.session_id,
                 new_message=message,
-                run_config=RunConfig(streaming_mode=StreamingMode.SSE),
+                run_config=RunConfig(streaming_mode=StreamingMode.SSE, timeout=self.timeout),
                 invocation_id=invocation_id,
             ),
             max_buffer=256,
