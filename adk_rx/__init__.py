@@ -9,6 +9,7 @@ from adk_rx.agents import BaseAgent, LlmAgent, LoopAgent, ParallelAgent, Sequent
 from adk_rx.apps import App, EventsCompactionConfig, ResumabilityConfig
 from adk_rx.artifacts.file import FileArtifactService
 from adk_rx.artifacts.in_memory import InMemoryArtifactService
+from adk_rx.artifacts.sql import SqlArtifactService
 from adk_rx.context import CallbackContext, InvocationContext, ReadonlyContext, ToolContext
 from adk_rx.errors import (
     AdkRxError,
@@ -139,6 +140,7 @@ __all__ = [
     "SessionBusyError",
     "SessionExistsError",
     "SessionNotFoundError",
+    "SqlArtifactService",
     "SqlMemoryService",
     "SqlSessionService",
     "State",

@@ -34,7 +34,7 @@ CONTRACT_NAMES = {
 
 # Services exported beside the contract's siblings (SqlSessionService, InMemoryMemoryService),
 # so no public service class is reachable only by its module path.
-SERVICE_NAMES = {"SqlMemoryService", "VectorMemoryService"}
+SERVICE_NAMES = {"SqlArtifactService", "SqlMemoryService", "VectorMemoryService"}
 
 
 def error_classes() -> set[str]:

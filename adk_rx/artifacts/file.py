@@ -22,7 +22,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 from urllib.parse import quote, unquote
 
 from google.genai import types
@@ -31,6 +31,7 @@ from reactivex import operators as ops
 
 from adk_rx.artifacts.base import USER_PREFIX, BaseArtifactService
 from adk_rx.artifacts.in_memory import check_artifact_filename
+from adk_rx.artifacts.parts import decode_part, encode_part
 from adk_rx.errors import ConfigurationError, StoreError
 from adk_rx.rx import from_blocking
 
@@ -57,34 +58,6 @@ def _component(value: str, what: str) -> str:
             f"{len(encoded)} bytes once percent-encoded, at most {_MAX_NAME_BYTES}"
         )
     return encoded
-
-
-def _encode(part: types.Part) -> tuple[bytes, dict[str, Any]]:
-    if part.inline_data is not None and part.inline_data.data is not None:
-        blob = part.inline_data
-        meta: dict[str, Any] = {"kind": "inline_data", "mime_type": blob.mime_type}
-        if blob.display_name:
-            meta["display_name"] = blob.display_name
-        return blob.data or b"", meta
-    if part.text is not None and not part.thought:
-        return part.text.encode(), {"kind": "text", "mime_type": "text/plain"}
-    # Anything else (file_data, function calls...) is kept as the Part's own JSON.
-    return part.model_dump_json(exclude_none=True).encode(), {
-        "kind": "part",
-        "mime_type": "application/json",
-    }
-
-
-def _decode(data: bytes, meta: dict[str, Any]) -> types.Part:
-    kind = meta.get("kind")
-    if kind == "inline_data":
-        blob = types.Blob(
-            data=data, mime_type=meta.get("mime_type"), display_name=meta.get("display_name")
-        )
-        return types.Part(inline_data=blob)
-    if kind == "text":
-        return types.Part(text=data.decode())
-    return types.Part.model_validate_json(data)
 
 
 def _versions(directory: Path) -> list[int]:
@@ -153,7 +126,7 @@ class FileArtifactService(BaseArtifactService):
 
         def save() -> int:
             directory = self._dir(app_name, user_id, session_id, filename)
-            data, meta = _encode(artifact)
+            data, meta = encode_part(artifact)
             with self._lock:
                 directory.mkdir(parents=True, exist_ok=True)
                 version = max(_reserved(directory), default=-1) + 1
@@ -194,7 +167,7 @@ class FileArtifactService(BaseArtifactService):
                 data = (directory / str(wanted)).read_bytes()
             except FileNotFoundError:  # deleted meanwhile
                 return None
-            return _decode(data, meta)
+            return decode_part(data, meta)
 
         # from_blocking is a Single; dropping None makes it the Maybe the seam promises.
         return self._io("load", load).pipe(

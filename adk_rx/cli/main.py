@@ -120,12 +120,21 @@ def build_parser() -> argparse.ArgumentParser:
             "(env ADK_RX_SESSION_SERVICE_URI)",
         )
         server.add_argument(
+            "--artifact-service-uri",
+            metavar="URL",
+            default=os.environ.get("ADK_RX_ARTIFACT_SERVICE_URI") or None,
+            help="where artifacts live: memory://, file://DIR, sqlite:///PATH or "
+            "postgresql://USER@HOST:PORT/DB; default the --session-service-uri database (in "
+            "memory with memory://), else files in --data-dir (env ADK_RX_ARTIFACT_SERVICE_URI)",
+        )
+        server.add_argument(
             "--memory-service-uri",
             metavar="URL",
             default=os.environ.get("ADK_RX_MEMORY_SERVICE_URI") or None,
             help="where long-term memory lives, ranked by similarity (VectorMemoryService): "
             "sqlite:///PATH (a file of its own), postgresql://USER@HOST:PORT/DB or memory://; "
-            "default keyword memory in this process (env ADK_RX_MEMORY_SERVICE_URI)",
+            "default keyword memory in the --session-service-uri database, else in this "
+            "process (env ADK_RX_MEMORY_SERVICE_URI)",
         )
         server.add_argument(
             "--memory-embedder",
@@ -215,6 +224,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             limits=limits_from_args(args),
             session_service_uri=args.session_service_uri,
             memory_service_uri=args.memory_service_uri,
+            artifact_service_uri=args.artifact_service_uri,
             memory_embedder=args.memory_embedder,
             broker_url=args.broker_url,
             data_dir=args.data_dir,

@@ -1,4 +1,5 @@
-"""The artifact-service contract, run against the in-memory and the file service."""
+"""The artifact-service contract, run against the in-memory, file and SQL (SQLite and
+PostgreSQL) services."""
 
 from __future__ import annotations
 
@@ -12,18 +13,32 @@ from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
-from adk_rx.artifacts import BaseArtifactService, FileArtifactService, InMemoryArtifactService
+from adk_rx.artifacts import (
+    BaseArtifactService,
+    FileArtifactService,
+    InMemoryArtifactService,
+    SqlArtifactService,
+)
 from adk_rx.errors import ConfigurationError
 
 IDS = {"app_name": "app", "user_id": "u1", "session_id": "s1"}
 
 
-@pytest.fixture(params=["in_memory", "file"])
+@pytest.fixture(params=["in_memory", "file", "sqlite", "postgresql"])
 def service(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseArtifactService]:
     if request.param == "in_memory":
         yield InMemoryArtifactService()
-    else:
+    elif request.param == "file":
         yield FileArtifactService(tmp_path / "artifacts")
+    else:
+        url = (
+            f"sqlite:///{tmp_path / 'artifacts.db'}"
+            if request.param == "sqlite"
+            else request.getfixturevalue("fresh_postgres_url")
+        )
+        sql = SqlArtifactService(url)
+        yield sql
+        sql.close()
 
 
 def _text(text: str) -> types.Part:

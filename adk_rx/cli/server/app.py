@@ -20,7 +20,6 @@ from starlette.routing import BaseRoute, Match, Route
 
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
-from adk_rx.artifacts.in_memory import InMemoryArtifactService
 from adk_rx.errors import ConfigurationError, StoreError
 from adk_rx.events import Event
 from adk_rx.memory.base import BaseMemoryService
@@ -38,6 +37,7 @@ from .limits import Limits
 from .routes import adk_routes, adk_ui, live_route, run_routes, session_routes
 from .runners import AppRunners
 from .shared import Server, json_response
+from .stores import artifact_service_from_uri, follow_sessions, session_service_from_uri
 from .traces import trace_routes
 from .traces.trace_index import TraceIndex
 
@@ -130,8 +130,10 @@ def create_app(
         allowed_hosts: the names (``"name"`` any port, ``"name:port"``, ``"*"`` any) a
             request's Host may carry; default the loopback names.
         artifact_service: default ``artifacts/`` files in ``data_dir`` when the sessions are
-            the default ones, in memory otherwise.
-        memory_service: default in memory.
+            the default ones, the session database when ``session_service`` is a
+            :class:`SqlSessionService`, in memory otherwise.
+        memory_service: default the session database when ``session_service`` is a
+            :class:`SqlSessionService` (keyword search), in memory otherwise.
         tracer_provider: where the Runners' spans go (default OpenTelemetry's global one);
             a ``traceparent`` header on a run request makes its invocation continue that trace.
         meter_provider: where the Runners' metrics go (default the global one).
@@ -167,6 +169,10 @@ def create_app(
         session_service = SqlSessionService(f"sqlite:///{state_dir / 'sessions.db'}")
         if artifact_service is None:
             artifact_service = FileArtifactService(state_dir / "artifacts")
+    else:
+        artifact_service, memory_service = follow_sessions(
+            session_service, artifact_service, memory_service
+        )
     limits = limits or Limits()
     registry = InvocationRegistry(limits)
     trace_index = TraceIndex()
@@ -180,7 +186,7 @@ def create_app(
         session_service=TappedSessionService(
             session_service, on_stored, on_deleted=registry.forget_session
         ),
-        artifact_service=artifact_service or InMemoryArtifactService(),
+        artifact_service=artifact_service,
         memory_service=memory_service or InMemoryMemoryService(),
         tracer_provider=tracer_provider,
         meter_provider=meter_provider,
@@ -264,29 +270,6 @@ def _a2a_parts() -> tuple[Any, list[BaseRoute]]:
     return A2aApps(), [mount]
 
 
-def session_service_from_uri(uri: str) -> BaseSessionService:
-    """The session service a ``--session-service-uri`` names.
-
-    ``memory://`` keeps sessions in this process; ``sqlite:///PATH`` and
-    ``postgresql://...`` (several server processes share one PostgreSQL database) go to
-    :class:`SqlSessionService`.
-
-    Raises:
-        ConfigurationError: any other scheme.
-    """
-    scheme = uri.partition(":")[0].lower()
-    if scheme == "memory":
-        from adk_rx.sessions.in_memory import InMemorySessionService
-
-        return InMemorySessionService()
-    if scheme.split("+")[0] in ("sqlite", "postgresql", "postgres"):
-        return SqlSessionService(uri)
-    raise ConfigurationError(
-        f"the session service URI must be memory://, sqlite:///PATH or postgresql://..., "
-        f"got {uri!r}"
-    )
-
-
 def _env_tokens() -> dict[str, str] | None:
     raw = os.environ.get("ADK_RX_TOKENS", "").strip()
     if not raw:
@@ -322,6 +305,7 @@ def serve(
     memory_service_uri: str | None = None,
     memory_embedder: str = "hashing",
     a2a: bool = False,
+    artifact_service_uri: str | None = None,
 ) -> None:
     """Runs the server on uvicorn until interrupted.
 
@@ -331,6 +315,9 @@ def serve(
     ``ADK_RX_BROKER_PREFIX`` sets the key prefix) let several server processes serve the same
     sessions. ``memory_service_uri`` with ``memory_embedder`` names a vector memory (see
     :func:`adk_rx.memory.uri.memory_service_from_uri`; default keyword memory in process).
+    ``artifact_service_uri`` names the artifact store. With a SQL ``session_service_uri``,
+    artifacts and memory not named otherwise go to the same database
+    (:mod:`adk_rx.cli.server.stores`).
 
     The Host check allows the loopback names and ``host`` (unless it is a wildcard
     address); ``ADK_RX_ALLOWED_HOSTS`` (comma-separated) adds names, e.g. the machine's
@@ -350,6 +337,9 @@ def serve(
     from adk_rx.telemetry.setup import setup_sdk
 
     session_service = session_service_from_uri(session_service_uri) if session_service_uri else None
+    artifact_service = (
+        artifact_service_from_uri(artifact_service_uri) if artifact_service_uri else None
+    )
     memory_service = None
     if memory_service_uri:
         from adk_rx.memory.uri import memory_service_from_uri
@@ -375,6 +365,7 @@ def serve(
         span_store=sdk.span_store if sdk is not None else None,
         limits=limits,
         session_service=session_service,
+        artifact_service=artifact_service,
         memory_service=memory_service,
         broker=broker,
         data_dir=data_dir,

@@ -199,3 +199,16 @@ def test_a_client_that_saw_the_end_starts_its_next_turn_on_any_server(tmp_path: 
             server = servers[turn % 2]
             iid = start(http, server, app, "s9", f"hello {turn}")
             assert end_of(read_stream(server, app, "s9", iid))["status"] == "completed"
+
+
+def test_an_artifact_saved_through_one_server_is_served_by_another(tmp_path: Path) -> None:
+    # No --artifact-service-uri: the artifacts go to the sessions' PostgreSQL database.
+    with cluster(tmp_path, 2) as (servers, app, _, _), httpx.Client(timeout=30) as http:
+        a, b = servers
+        assert http.post(sessions_url(a, app), json={"session_id": "s7"}).status_code == 200
+        iid = start(http, a, app, "s7", "note shared words")
+        assert end_of(read_stream(a, app, "s7", iid))["status"] == "completed"
+        on_b = http.get(f"{sessions_url(b, app)}/s7/artifacts/note.txt/versions/latest")
+        assert on_b.status_code == 200, on_b.text
+        assert on_b.json() == {"text": "shared words"}
+        assert http.get(f"{sessions_url(b, app)}/s7/artifacts").json() == ["note.txt"]
