@@ -164,10 +164,12 @@ def build_parser() -> argparse.ArgumentParser:
         add_limit_options(server)
 
     from adk_rx.cli.bench_cmd import add_bench_parser
+    from adk_rx.cli.create_cmd import add_create_parser
     from adk_rx.cli.eval_cmd import add_eval_parser
 
     add_eval_parser(commands)
     add_bench_parser(commands)
+    add_create_parser(commands)
     return parser
 
 
@@ -203,6 +205,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         from adk_rx.cli.bench_cmd import bench_command
 
         return bench_command(args)
+    if args.command == "create":
+        from adk_rx.cli.create_cmd import create_command
+
+        return create_command(args)
     from adk_rx.loading.loader import discover_apps
 
     try:
