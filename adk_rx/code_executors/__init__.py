@@ -17,6 +17,7 @@ How one run goes (the agent's side is :mod:`adk_rx.flows.code_execution`)::
     CodeExecutionResult ─> files written -> artifacts; output -> code_execution_result event
                                          -> the model is called again
 
+With ``stateful=True`` a session's runs share one interpreter (:mod:`.kernel`).
 An executor is a one-method seam, :meth:`BaseCodeExecutor.execute_code`, returning a cold
 Observable; a failing program is a result with ``stderr``, never an error.
 """

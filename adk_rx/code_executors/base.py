@@ -74,6 +74,9 @@ class BaseCodeExecutor(ABC):
         an error: errors are for an executor that cannot run at all.
         """
 
+    def close(self) -> None:  # noqa: B027 (a no-op by default, not abstract)
+        """Ends what the executor keeps between runs (a stateful one's interpreters)."""
+
     def process_llm_request(self, llm_request: LlmRequest) -> None:
         """Adjusts each request of the agent (the built-in executor declares its tool)."""
         del llm_request

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from reactivex import Observable
 
 from adk_rx.code_executors.base import BaseCodeExecutor
+from adk_rx.code_executors.kernel import Kernels
 from adk_rx.code_executors.program import run_program
 from adk_rx.code_executors.values import CodeExecutionInput, CodeExecutionResult
 from adk_rx.code_executors.workdir import RunDirectory
@@ -40,14 +41,21 @@ class UnsafeLocalCodeExecutor(BaseCodeExecutor):
     Each run is a fresh ``python`` (``sys.executable``, with this process's import path)
     leading its own process group, in a fresh temporary directory holding the input files.
     The timeout, or disposing the run (the invocation cancelled), kills the whole group:
-    nothing the code started outlives it. Not stateful: a run sees no variable of the last.
+    nothing the code started outlives it.
+
+    With ``stateful=True`` the runs of one session share one interpreter (its variables and
+    its directory stay; see :mod:`adk_rx.code_executors.kernel`): a timeout or a disposal
+    kills it, and so do ``idle_timeout`` seconds without a run and :meth:`close`.
 
     Args:
         timeout: seconds one run may take (google-adk's default, 300); None for no limit.
         output_limit: bytes of stdout and of stderr kept.
         error_retry_attempts, code_block_delimiters, execution_result_delimiters: as in
             :class:`~adk_rx.code_executors.BaseCodeExecutor` (None: its defaults).
-        stateful: refused (each run is a fresh interpreter).
+        stateful: the runs of one session share an interpreter (google-adk's executor
+            refuses this; here it is supported).
+        idle_timeout: seconds a stateful interpreter is kept without a run (None: until
+            :meth:`close`).
     """
 
     def __init__(
@@ -59,10 +67,10 @@ class UnsafeLocalCodeExecutor(BaseCodeExecutor):
         code_block_delimiters: Sequence[tuple[str, str]] | None = None,
         execution_result_delimiters: tuple[str, str] | None = None,
         stateful: bool = False,
+        idle_timeout: float | None = 600,
     ) -> None:
-        if stateful:
-            raise ConfigurationError(f"{type(self).__name__} cannot be stateful")
         check_timeout(timeout)
+        check_timeout(idle_timeout)
         if output_limit < 1:
             raise ConfigurationError(f"output_limit must be >= 1 byte, got {output_limit}")
         delimiters: dict[str, Any] = {}
@@ -70,14 +78,23 @@ class UnsafeLocalCodeExecutor(BaseCodeExecutor):
             delimiters["code_block_delimiters"] = code_block_delimiters
         if execution_result_delimiters is not None:
             delimiters["execution_result_delimiters"] = execution_result_delimiters
-        super().__init__(error_retry_attempts=error_retry_attempts, **delimiters)
+        super().__init__(stateful=stateful, error_retry_attempts=error_retry_attempts, **delimiters)
         self.timeout = timeout
         self.output_limit = output_limit
+        self.kernels = Kernels([sys.executable], _inherited_env, {}, idle_timeout)
 
     def execute_code(
         self, ctx: InvocationContext, code_input: CodeExecutionInput
     ) -> Observable[CodeExecutionResult]:
         """A cold Single: the code run in a child interpreter; disposal kills its group."""
+        if self.stateful and code_input.execution_id is not None:
+            return self.kernels.run(
+                code_input.execution_id,
+                code_input,
+                timeout=self.timeout,
+                output_limit=self.output_limit,
+                timer=ctx.services.timer_scheduler,
+            )
         return run_program(
             code_input,
             env=_inherited_env,
@@ -85,6 +102,10 @@ class UnsafeLocalCodeExecutor(BaseCodeExecutor):
             output_limit=self.output_limit,
             timer=ctx.services.timer_scheduler,
         )
+
+    def close(self) -> None:
+        """Kills the stateful interpreters."""
+        self.kernels.close()
 
 
 def _inherited_env(directory: RunDirectory) -> dict[str, str]:

@@ -21,10 +21,10 @@ from reactivex import Observable, abc
 from reactivex import operators as ops
 
 from adk_rx.code_executors.process import ProcessOutcome, run_process
-from adk_rx.code_executors.values import CodeExecutionInput, CodeExecutionResult
+from adk_rx.code_executors.values import CodeExecutionInput, CodeExecutionResult, File
 from adk_rx.code_executors.workdir import RunDirectory
 
-__all__ = ["RUNNER", "run_program"]
+__all__ = ["RUNNER", "result_of", "run_program"]
 
 RUNNER = """
 import sys, traceback
@@ -86,6 +86,7 @@ def run_program(
 
     def start(resource: abc.DisposableBase | None) -> Observable[CodeExecutionResult]:
         assert isinstance(resource, RunDirectory)
+        before = resource.prepare(code_input.code, code_input.input_files)
         argv = [
             *prefix,
             sys.executable,
@@ -103,14 +104,24 @@ def run_program(
             timeout=timeout,
             output_limit=output_limit,
             timer=timer,
-        ).pipe(ops.map(lambda outcome: _result(outcome, resource, timeout, output_limit)))
+        ).pipe(
+            ops.map(
+                lambda outcome: result_of(
+                    outcome,
+                    resource.output_files(before) if outcome.returncode is not None else (),
+                    timeout,
+                    output_limit,
+                )
+            )
+        )
 
-    return rx.using(lambda: RunDirectory(code_input.code, code_input.input_files), start)
+    return rx.using(RunDirectory, start)
 
 
-def _result(
-    outcome: ProcessOutcome, directory: RunDirectory, timeout: float | None, limit: int
+def result_of(
+    outcome: ProcessOutcome, files: tuple[File, ...], timeout: float | None, limit: int
 ) -> CodeExecutionResult:
+    """The result of a program that ended with ``outcome`` and left ``files``."""
     stdout = outcome.stdout.decode("utf-8", errors="replace")
     error = outcome.stderr.decode("utf-8", errors="replace")
     code = outcome.returncode
@@ -123,7 +134,6 @@ def _result(
         error = _how_it_ended(code)
     if outcome.truncated:
         stdout += f"\n[output cut at {limit} bytes]"
-    files = directory.output_files() if code is not None else ()
     return CodeExecutionResult(stdout=stdout, stderr=error, output_files=files, exit_code=code)
 
 

@@ -32,6 +32,7 @@ agent itself in a container or VM.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,7 @@ from reactivex import Observable
 
 from adk_rx.code_executors.base import BaseCodeExecutor
 from adk_rx.code_executors.isolation import network_isolation
+from adk_rx.code_executors.kernel import Kernels
 from adk_rx.code_executors.local import DEFAULT_OUTPUT_LIMIT, check_timeout
 from adk_rx.code_executors.program import run_program
 from adk_rx.code_executors.values import CodeExecutionInput, CodeExecutionResult
@@ -91,8 +93,11 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
         error_retry_attempts: int = 2,
         code_block_delimiters: Sequence[tuple[str, str]] | None = None,
         execution_result_delimiters: tuple[str, str] | None = None,
+        stateful: bool = False,
+        idle_timeout: float | None = 600,
     ) -> None:
         check_timeout(timeout)
+        check_timeout(idle_timeout)
         _positive("memory_mb", memory_mb)
         _positive("cpu_seconds", cpu_seconds)
         _positive("file_size_mb", file_size_mb)
@@ -112,7 +117,7 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
             delimiters["code_block_delimiters"] = code_block_delimiters
         if execution_result_delimiters is not None:
             delimiters["execution_result_delimiters"] = execution_result_delimiters
-        super().__init__(error_retry_attempts=error_retry_attempts, **delimiters)
+        super().__init__(stateful=stateful, error_retry_attempts=error_retry_attempts, **delimiters)
         self.timeout = timeout
         self.memory_mb = memory_mb
         self.cpu_seconds = cpu_seconds
@@ -120,6 +125,8 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
         self.file_size_mb = file_size_mb
         self.output_limit = output_limit
         self._prefix = prefix
+        argv = [*prefix, sys.executable, "-I"]
+        self.kernels = Kernels(argv, _scrubbed_env, self._limits(), idle_timeout)
 
     def _limits(self) -> dict[str, tuple[int, int]]:
         limits = {
@@ -138,6 +145,14 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
         self, ctx: InvocationContext, code_input: CodeExecutionInput
     ) -> Observable[CodeExecutionResult]:
         """A cold Single: the code run confined; disposal kills its process group."""
+        if self.stateful and code_input.execution_id is not None:
+            return self.kernels.run(
+                code_input.execution_id,
+                code_input,
+                timeout=self.timeout,
+                output_limit=self.output_limit,
+                timer=ctx.services.timer_scheduler,
+            )
         return run_program(
             code_input,
             env=_scrubbed_env,
@@ -148,6 +163,10 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
             python_flags=("-I",),
             limits=self._limits(),
         )
+
+    def close(self) -> None:
+        """Kills the stateful interpreters."""
+        self.kernels.close()
 
 
 def _scrubbed_env(directory: RunDirectory) -> dict[str, str]:

@@ -32,36 +32,40 @@ def is_plain_name(name: str) -> bool:
 
 
 class RunDirectory(Disposable):
-    """A fresh temporary directory for one run, removed when disposed."""
+    """A fresh temporary directory for one run (or one stateful interpreter), removed when
+    disposed."""
 
-    def __init__(self, code: str, input_files: tuple[File, ...]) -> None:
+    def __init__(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="adk-rx-code-"))
         super().__init__(lambda: shutil.rmtree(self.root, ignore_errors=True))
         self.program = self.root / "program.py"
-        self.program.write_text(code, encoding="utf-8")
         self.work = self.root / "work"
         self.work.mkdir()
         self.tmp = self.root / "tmp"
         self.tmp.mkdir()
-        self._inputs: dict[str, bytes] = {}
+
+    def prepare(self, code: str, input_files: tuple[File, ...]) -> dict[str, bytes]:
+        """Writes the program and the input files; returns what the directory holds now."""
+        self.program.write_text(code, encoding="utf-8")
         for file in input_files:
             if is_plain_name(file.name):
-                (self.work / file.name).write_bytes(file.content)
-                self._inputs[file.name] = file.content
+                path = self.work / file.name
+                if not path.is_symlink():
+                    path.write_bytes(file.content)
+        return {f.name: f.content for f in self._files()}
 
-    def output_files(self) -> tuple[File, ...]:
-        """The regular files the run created or changed (sorted by name, within limits)."""
+    def output_files(self, before: dict[str, bytes]) -> tuple[File, ...]:
+        """The files created or changed since ``before`` (sorted by name, within limits)."""
+        found = [f for f in self._files() if before.get(f.name) != f.content]
+        return tuple(found[:MAX_OUTPUT_FILES])
+
+    def _files(self) -> list[File]:
         found: list[File] = []
         for path in sorted(self.work.iterdir()):
-            if len(found) >= MAX_OUTPUT_FILES:
-                break
             if path.is_symlink() or not path.is_file() or not is_plain_name(path.name):
                 continue
             if path.stat().st_size > MAX_OUTPUT_FILE_BYTES:
                 continue
-            content = path.read_bytes()
-            if self._inputs.get(path.name) == content:
-                continue
             mime_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-            found.append(File(name=path.name, content=content, mime_type=mime_type))
-        return tuple(found)
+            found.append(File(name=path.name, content=path.read_bytes(), mime_type=mime_type))
+        return found

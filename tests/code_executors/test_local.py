@@ -227,8 +227,6 @@ def test_building_the_run_starts_nothing(tmp_path: Path) -> None:
 
 def test_misconfiguration_is_refused() -> None:
     with pytest.raises(ConfigurationError):
-        UnsafeLocalCodeExecutor(stateful=True)
-    with pytest.raises(ConfigurationError):
         UnsafeLocalCodeExecutor(timeout=0)
     with pytest.raises(ConfigurationError):
         UnsafeLocalCodeExecutor(error_retry_attempts=-1)
