@@ -16,6 +16,12 @@ through :meth:`InvocationRegistry.start`:
   ends its log once the session is released too, so a client that sees the end may start
   the session's next run at once.
 
+Its bookkeeping is confined to the server's event loop, without a lock: the loop starts,
+finds, cancels and ends runs (a run's end and a session's deletion, reported on pool threads,
+are passed to the loop), and the store tap that pool threads call for every stored event
+only reads or writes one dict entry, which is atomic in Python. So the loop never waits for
+a pool thread, however many events the runs store.
+
 Finished invocations stay readable (for reattaching) for ``Limits.finished_ttl`` seconds;
 their logs are kept within per-user and memory bounds, and a log evicted early is served
 again from the stored events (:mod:`adk_rx.cli.server.invocations.retention`). Deleting a
@@ -25,6 +31,7 @@ session forgets its invocations.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import threading
@@ -85,7 +92,8 @@ class InvocationRegistry:
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
-        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the server's, from the first run
+        self._loop_thread: int | None = None
         self._active: dict[_Key, InvocationLog] = {}
         self._by_id: dict[str, InvocationLog] = {}  # the running ones
         self._kept = KeptLogs(limits)
@@ -127,17 +135,18 @@ class InvocationRegistry:
             **resume,
         ).pipe(subscribe_on_eager(io_scheduler()))
         loop = asyncio.get_running_loop()
-        with self._lock:
-            self._kept.evict()
-            if key in self._active or runner.is_busy(user_id=key[1], session_id=key[2]):
-                raise SessionBusyError(f"session {session_id!r} already has a run in progress")
-            if len(self._active) >= self.limits.max_running:
-                raise TooManyRunsError(
-                    f"{len(self._active)} runs in progress (the limit); try again later"
-                )
-            log = InvocationLog(key, loop, self.limits.log_capacity)
-            self._active[key] = log
-            self._runners[id(log)] = runner
+        if self._loop is None:
+            self._loop, self._loop_thread = loop, threading.get_ident()
+        self._kept.evict()
+        if key in self._active or runner.is_busy(user_id=key[1], session_id=key[2]):
+            raise SessionBusyError(f"session {session_id!r} already has a run in progress")
+        if len(self._active) >= self.limits.max_running:
+            raise TooManyRunsError(
+                f"{len(self._active)} runs in progress (the limit); try again later"
+            )
+        log = InvocationLog(key, loop, self.limits.log_capacity)
+        self._active[key] = log
+        self._runners[id(log)] = runner
 
         def on_next(event: Event) -> None:
             # Stored events reach the log from the store (on_stored), before this.
@@ -156,68 +165,59 @@ class InvocationRegistry:
             _when_session_idle(runner, key, lambda: self._end(log, "completed", None))
 
         subscription = events.subscribe(on_next, on_error, on_completed)
-        with self._lock:
-            if not log.finished:
-                self._subscriptions[id(log)] = subscription
+        if id(log) in self._runners:  # not ended yet (the end comes through the loop)
+            self._subscriptions[id(log)] = subscription
         return log
 
     def on_stored(self, session: Session, event: Event) -> None:
-        """The store tap: every stored event of every session of the server."""
+        """The store tap: every stored event of every session of the server (any thread;
+        single dict reads and one insert, each atomic: no lock the loop could wait on)."""
         if event.author == "user":
-            key: _Key = (session.app_name, session.user_id, session.id)
-            with self._lock:
-                log = self._active.get(key)
-                if log is None or log.invocation_id is not None:
-                    return
-                self._by_id[event.invocation_id] = log
+            log = self._active.get((session.app_name, session.user_id, session.id))
+            if log is None or log.invocation_id is not None:
+                return
+            self._by_id[event.invocation_id] = log
             log.set_started(event.invocation_id)
             return
-        with self._lock:
-            log = self._by_id.get(event.invocation_id)
+        log = self._by_id.get(event.invocation_id)
         if log is not None:
             log.add(event)
 
     # -- looking up -----------------------------------------------------------------------
     def get(self, invocation_id: str) -> InvocationLog | None:
         """The invocation with that id, while it runs or its log is kept after it ended."""
-        with self._lock:
-            self._kept.evict()
-            return self._by_id.get(invocation_id) or self._kept.get(invocation_id)
+        self._kept.evict()
+        return self._by_id.get(invocation_id) or self._kept.get(invocation_id)
 
     def tombstone(self, invocation_id: str) -> Tombstone | None:
         """What is left of a finished invocation whose log was evicted before its time."""
-        with self._lock:
-            self._kept.evict()
-            return self._kept.tombstone(invocation_id)
+        self._kept.evict()
+        return self._kept.tombstone(invocation_id)
 
     def of_session(self, key: _Key) -> list[InvocationLog]:
         """The invocations of one session that the registry still holds, oldest first."""
-        with self._lock:
-            self._kept.evict()
-            found = [log for log in self._by_id.values() if log.key == key]
-            found += self._kept.of_session(key)
+        self._kept.evict()
+        found = [log for log in list(self._by_id.values()) if log.key == key]
+        found += self._kept.of_session(key)
         return sorted(found, key=lambda log: log.created_at)
 
     def forget_session(self, key: _Key) -> None:
-        """Drops the finished invocations of a deleted session (they answer 404 after)."""
-        with self._lock:
-            self._kept.forget_session(key)
+        """Drops the finished invocations of a deleted session (they answer 404 after);
+        from any thread (the store reports deletions on its own)."""
+        self._on_loop(lambda: self._kept.forget_session(key))
 
     @property
     def kept_bytes(self) -> int:
         """The event JSON the kept logs of finished invocations hold."""
-        with self._lock:
-            return self._kept.size_bytes
+        return self._kept.size_bytes
 
     def is_running(self, key: _Key) -> bool:
         """True while the session has a run started by this registry."""
-        with self._lock:
-            return key in self._active
+        return key in self._active
 
     def running(self) -> list[InvocationLog]:
         """Every invocation in progress."""
-        with self._lock:
-            return list(self._active.values())
+        return list(self._active.values())
 
     # -- ending ---------------------------------------------------------------------------
     def cancel(self, log: InvocationLog) -> bool:
@@ -226,11 +226,10 @@ class InvocationRegistry:
         The log ends with ``cancelled`` once the Runner has stored the records that keep the
         session valid and released the session.
         """
-        with self._lock:
-            if log.finished or id(log) not in self._runners:
-                return False
-            runner = self._runners[id(log)]
-            subscription = self._subscriptions.pop(id(log), None)
+        if log.finished or id(log) not in self._runners:
+            return False
+        runner = self._runners[id(log)]
+        subscription = self._subscriptions.pop(id(log), None)
         if subscription is not None:
             subscription.dispose()
         _when_session_idle(runner, log.key, lambda: self._end(log, "cancelled", None))
@@ -239,15 +238,28 @@ class InvocationRegistry:
     def _end(
         self, log: InvocationLog, status: Any, error: str | None, failure_status: int = 500
     ) -> None:
-        # One step under the lock: a client that sees the end finds the session free and
-        # the invocation among the finished ones.
-        with self._lock:
-            if self._active.get(log.key) is log:
-                del self._active[log.key]
-            self._subscriptions.pop(id(log), None)
-            self._runners.pop(id(log), None)
-            if not log.finish(status, error, failure_status):
-                return
-            if log.invocation_id is not None:
-                self._by_id.pop(log.invocation_id, None)
-                self._kept.add(log)
+        self._on_loop(lambda: self._end_here(log, status, error, failure_status))
+
+    def _end_here(
+        self, log: InvocationLog, status: Any, error: str | None, failure_status: int
+    ) -> None:
+        # One step of the loop: a client that sees the end finds the session free and the
+        # invocation among the finished ones.
+        if self._active.get(log.key) is log:
+            del self._active[log.key]
+        self._subscriptions.pop(id(log), None)
+        self._runners.pop(id(log), None)
+        if not log.finish(status, error, failure_status):
+            return
+        if log.invocation_id is not None:
+            self._by_id.pop(log.invocation_id, None)
+            self._kept.add(log)
+
+    def _on_loop(self, fn: Callable[[], None]) -> None:
+        """Runs ``fn`` on the server's loop: now when called there, else soon."""
+        loop = self._loop
+        if loop is None or threading.get_ident() == self._loop_thread:
+            fn()
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed: the server has shut down
+            loop.call_soon_threadsafe(fn)
