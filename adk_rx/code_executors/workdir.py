@@ -5,8 +5,9 @@
     <temp>/tmp/            its TMPDIR (in the sandbox)
 
 A file it created, or changed from its input, is an output file. Names that are not plain
-file names (a path, ``..``, a hidden file) are not written in nor read out; files past the
-limits are left out, and the result says nothing of them.
+file names (a path, ``..``, a hidden file) are not written in nor read out, and a name with a
+``:`` is not read out (``user:x`` would be saved in the user's scope, beyond the session);
+files past the limits are left out, and the result says nothing of them.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ class RunDirectory(Disposable):
         found: list[File] = []
         for path in sorted(self.work.iterdir()):
             if path.is_symlink() or not path.is_file() or not is_plain_name(path.name):
+                continue
+            if ":" in path.name:
                 continue
             if path.stat().st_size > MAX_OUTPUT_FILE_BYTES:
                 continue

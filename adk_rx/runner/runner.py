@@ -42,6 +42,7 @@ from adk_rx.live.queue import LiveRequestQueue
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.plugins import BasePlugin, PluginManager
 from adk_rx.run_config import RunConfig
+from adk_rx.runner.code_executors import close_code_executors
 from adk_rx.runner.invocation import Invocation
 from adk_rx.runner.remember import remembering
 from adk_rx.runner.request import TurnRequest, live_turn_request, turn_request
@@ -362,8 +363,8 @@ class Runner:
         once. Runs already waiting or running get up to ``timeout`` seconds (None: no limit)
         to end on their own; those still going then are cancelled as a dispose cancels them
         (their open calls answered, a ``CANCELLED`` event stored) and their subscribers get
-        InvocationCancelledError. Then the plugins and the toolsets of the agent tree are
-        closed. Blocks the calling thread until all that is done (from asyncio, use
+        InvocationCancelledError. Then the plugins, the toolsets and the code executors of the
+        agent tree are closed. Blocks the calling thread until all that is done (from asyncio, use
         ``async with Runner(...)`` or ``await asyncio.to_thread(runner.close)``).
 
         Args:
@@ -372,6 +373,7 @@ class Runner:
         self.services.runs.close(timeout)
         self.services.plugins.close()
         self.close_toolsets()
+        close_code_executors(self.agent)  # a stateful executor's interpreters
 
     def __enter__(self) -> Self:
         return self

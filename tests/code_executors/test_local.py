@@ -269,3 +269,47 @@ def test_the_plain_call_path_and_the_observable_path_store_the_same_events(
     assert plain == observed
     assert [c.parts[-1].executable_code is not None for _, c in plain[1:2]] == [True]
     assert plain[-1][1].parts[0].text == "It is 2."
+
+
+def test_input_artifacts_past_the_budget_stay_out_and_the_rest_go_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from adk_rx.flows import code_execution
+
+    monkeypatch.setattr(code_execution, "MAX_INPUT_BYTES", 10)
+    monkeypatch.setattr(code_execution, "MAX_INPUT_FILES", 3)
+    code = "import os\nprint(sorted(os.listdir('.')))"
+    runner, _ = _runner([_block(code), "seen"], UnsafeLocalCodeExecutor(timeout=30))
+    _session(runner)
+    artifacts = runner.artifact_service
+    assert artifacts is not None
+    for name, data in [("a.txt", b"12345"), ("b.txt", b"1234567890"), ("c.txt", b"123"),
+                       ("d.txt", b"1"), (".hidden", b"1")]:  # fmt: skip
+        artifacts.save_artifact(
+            app_name="app", user_id="u", session_id="s", filename=name,
+            artifact=types.Part.from_bytes(data=data, mime_type="text/plain"),
+        ).run()  # fmt: skip
+    (result,) = _results(_turn(runner, "list"))
+    # visible names only, the first three of them, and b.txt would pass the 10-byte budget
+    assert result.output == "Code execution result:\n['a.txt', 'c.txt']\n\n"
+
+
+def test_a_file_named_for_the_users_scope_is_not_saved() -> None:
+    ctx = new_context(LlmAgent(name="a", model=ScriptedLlm([])))
+    code = "open('user:profile.json', 'w').write('{}')\nopen('ok.txt', 'w').write('1')"
+    result = UnsafeLocalCodeExecutor(timeout=30).execute_code(ctx, CodeExecutionInput(code)).run()
+    assert [f.name for f in result.output_files] == ["ok.txt"]
+
+
+def test_output_files_past_the_limits_are_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    from adk_rx.code_executors import workdir
+
+    monkeypatch.setattr(workdir, "MAX_OUTPUT_FILES", 2)
+    monkeypatch.setattr(workdir, "MAX_OUTPUT_FILE_BYTES", 100)
+    ctx = new_context(LlmAgent(name="a", model=ScriptedLlm([])))
+    code = (
+        "open('big.bin', 'wb').write(b'x' * 101)\n"
+        "for name in ('a.txt', 'b.txt', 'c.txt'):\n    open(name, 'w').write(name)"
+    )
+    result = UnsafeLocalCodeExecutor(timeout=30).execute_code(ctx, CodeExecutionInput(code)).run()
+    assert [f.name for f in result.output_files] == ["a.txt", "b.txt"]

@@ -24,7 +24,7 @@ from adk_rx.code_executors import (
 )
 from adk_rx.testing import ScriptedLlm
 from tests.code_executors.support import announce, is_alive, make_fifo, read_pids, wait_exit
-from tests.spine_support import new_context
+from tests.spine_support import call_response, new_context
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -207,3 +207,21 @@ def test_a_stateful_sandbox_keeps_its_limits() -> None:
         )
     finally:
         executor.close()
+
+
+def test_closing_the_runner_ends_the_interpreters_of_its_agent_tree() -> None:
+    executor = UnsafeLocalCodeExecutor(stateful=True, timeout=30)
+    child = LlmAgent(
+        name="child", model=ScriptedLlm(["```python\ny = 1\n```", "ok"]), code_executor=executor
+    )
+    root = LlmAgent(
+        name="root",
+        model=ScriptedLlm([call_response("transfer_to_agent", {"agent_name": "child"})]),
+        sub_agents=[child],
+    )
+    runner = InMemoryRunner(agent=root)
+    session = runner.session_service.create_session(app_name=runner.app_name, user_id="u").run()
+    list(runner.run(user_id="u", session_id=session.id, new_message="go"))
+    (pid,) = executor.kernels.pids().values()
+    runner.close()
+    assert executor.kernels.pids() == {} and not is_alive(pid)
