@@ -292,23 +292,25 @@ def test_a_model_of_ones_own_answers_now_when_it_can_and_is_subscribed_otherwise
     assert cached.asked_inner == 1 and threads[-1] is False  # the network edge, on its thread
 
 
-def test_a_tool_of_ones_own_runs_now_inline_or_on_the_io_pool() -> None:
+def test_a_tool_of_ones_own_runs_inline_when_it_answers_at_once_else_on_its_edge() -> None:
     from adk_rx.tools import BaseTool
 
     class Counter(BaseTool):
-        has_run_now = True
+        """Counts; answers while subscribed (inline) or from the I/O pool."""
 
         def __init__(self, inline: bool) -> None:
             super().__init__(name="count", parameters={"type": "object", "properties": {}})
-            self.runs_inline = inline
+            self.inline = inline
             self.threads: list[str] = []
 
-        def run_now(self, *, args: Any, tool_context: Any) -> Any:
+        def count(self) -> dict[str, int]:
             self.threads.append(threading.current_thread().name)
             return {"count": len(self.threads)}
 
         def run_async(self, *, args: Any, tool_context: Any) -> Observable[Any]:
-            raise AssertionError("a tool with run_now is not subscribed")
+            if self.inline:
+                return rx.defer(lambda _: rx.just(self.count()))
+            return rx.defer(lambda _: rx.just(self.count())).pipe(subscribe_on_eager(POOL))
 
     for inline in (True, False):
         tool = Counter(inline)
@@ -326,3 +328,35 @@ def test_a_tool_of_ones_own_runs_now_inline_or_on_the_io_pool() -> None:
         ]
         on_caller = tool.threads == [threading.current_thread().name]
         assert on_caller is inline
+
+
+def test_a_tool_of_ones_own_that_answers_at_once_is_not_kept_subscribed() -> None:
+    from adk_rx.flows.tool_call import Call, run_call
+    from adk_rx.rx._engine.sync import is_sync
+    from adk_rx.tools import BaseTool
+
+    class Echo(BaseTool):
+        """Answers with rx.of, the way a user writes it."""
+
+        def run_async(self, *, args: Any, tool_context: Any) -> Observable[Any]:
+            return rx.of({"echo": dict(args)})
+
+    seen: list[bool] = []
+
+    def probe(tool_context: Any) -> None:
+        ctx = tool_context.invocation_context
+        call = types.FunctionCall(id="c1", name="echo", args={"a": 1})
+        item = Call(call, Echo(name="echo"), type(tool_context)(ctx, function_call_id="c1"))
+        answered = run_call(ctx.agent, ctx, item)
+        seen.append(is_sync(answered))
+        assert answered.pipe(ops.to_list()).run() == [{"echo": {"a": 1}}]
+
+    agent = LlmAgent(
+        name="solo",
+        model=ScriptedLlm([_call("probe"), "done"]),
+        tools=[FunctionTool(probe, blocking=False)],
+    )
+    runner = Runner(app_name="app", agent=agent, session_service=InMemorySessionService())
+    session = runner.session_service.create_session(app_name="app", user_id="u").run()
+    runner.run_async(user_id="u", session_id=session.id, new_message="go").pipe(ops.to_list()).run()
+    assert seen == [True]  # settled inside the running turn, where rx.of would otherwise queue

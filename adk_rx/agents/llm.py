@@ -12,7 +12,7 @@ from reactivex import operators as ops
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.agents.delegation import DelegatedAgentTool, task_turn
-from adk_rx.agents.finish_task import FinishTaskTool
+from adk_rx.agents.finish_task import FinishTaskTool, task_result
 from adk_rx.agents.structured_output import structured_flow
 from adk_rx.callbacks import as_callback_list
 from adk_rx.code_executors.base import BaseCodeExecutor
@@ -325,6 +325,12 @@ class LlmAgent(BaseAgent):
         if self.output_key is None:
             return flow
         return flow.pipe(ops.map(self._save_output))
+
+    def _finished_task(self, event: Event) -> bool:
+        """True when ``event`` answers this task agent's successful ``finish_task``: its
+        step loop ends there, as google-adk's ends on ``actions.finish_task`` (a delegating
+        parent's ``take_while`` cannot stop a loop that runs as plain calls in time)."""
+        return self.mode == "task" and task_result(event)
 
     def _save_output(self, event: Event) -> Event:
         if (

@@ -31,20 +31,13 @@ from adk_rx.events import (
     ToolConfirmation,
     new_call_id,
 )
-from adk_rx.flows.tool_call import (
-    NO_RESPONSE,
-    Call,
-    is_governed,
-    is_plain,
-    run_call,
-    run_call_now,
-)
+from adk_rx.flows.tool_call import NO_RESPONSE, Call, run_call
 from adk_rx.flows.tool_errors import TRACEBACKS_KEY
 from adk_rx.flows.tool_progress import connect_progress
 from adk_rx.run_config import ToolExecutionMode
+from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 from adk_rx.rx._engine.sync import items as rx_items
-from adk_rx.rx.bridges import from_blocking
 from adk_rx.rx.with_sink import with_sink
 from adk_rx.usage import TokenUsage, usage_metadata
 
@@ -52,7 +45,7 @@ if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["call_events_now", "handle_function_calls"]
+__all__ = ["handle_function_calls"]
 
 
 def handle_function_calls(
@@ -66,7 +59,8 @@ def handle_function_calls(
 
     Emits nothing when no call produced a response (e.g. only long-running calls that
     have no result yet). Call it when the work should start (inside a ``defer`` or at a
-    step's start): a single call's callbacks run at once.
+    step's start): a single call's callbacks run at once, and a single tool that answered
+    at once gives a SyncObservable of the events.
     """
     items = [
         Call(
@@ -94,56 +88,13 @@ def handle_function_calls(
     return with_sink(build)
 
 
-def call_events_now(
-    agent: LlmAgent,
-    ctx: InvocationContext,
-    calls: Sequence[types.FunctionCall],
-    tools: Mapping[str, BaseTool],
-) -> list[Event] | Observable[Event]:
-    """Runs ``calls`` like :func:`handle_function_calls`; the events at once when it can.
-
-    One call of a tool that ``runs_inline``, with no tool callback, timeout or span around
-    it, is made here and its events are returned as a list; anything else (or a tool that
-    failed, whose recovery may call callbacks) is an Observable of the events.
-    """
-    if len(calls) == 1 and ctx.trace is None:
-        call = calls[0]
-        tool = tools.get(call.name or "")
-        if (
-            tool is not None
-            and tool.has_run_now
-            and not tool.reports_progress
-            and is_plain(agent, ctx)
-            and not is_governed(tool)
-        ):
-            context = ToolContext(ctx, function_call_id=call.id, tool_name=call.name)
-            items = [Call(call, tool, context)]
-
-            def answer() -> Any:
-                return run_call_now(agent, ctx, items[0], tool)
-
-            def events(result: Any) -> Observable[Event] | tuple[Event, ...]:
-                if isinstance(result, Observable):  # the tool failed: its recovery
-                    return result.pipe(  # pyright: ignore[reportUnknownMemberType]
-                        concat_map_direct(lambda r: tuple(_event_list(agent, ctx, items, [r])))
-                    )
-                return tuple(_event_list(agent, ctx, items, [result]))
-
-            if not tool.runs_inline:  # it may block: one hand-off to the I/O scheduler
-                return from_blocking(answer, ctx.services.io_scheduler).pipe(
-                    concat_map_direct(events)
-                )
-            answered = events(answer())
-            return answered if isinstance(answered, Observable) else list(answered)
-    return handle_function_calls(agent, ctx, calls, tools)
-
-
 def _handle(agent: LlmAgent, ctx: InvocationContext, items: list[Call]) -> Observable[Event]:
     collected: Observable[list[Any]]
     if len(items) == 1:  # called at subscribe time (by the flow's defer): run it now
-        return run_call(agent, ctx, items[0]).pipe(
-            concat_map_direct(lambda result: _events(agent, ctx, items, [result]))
-        )
+        answered = run_call(agent, ctx, items[0])
+        if sync.is_sync(answered):  # the tool answered at once: the events are here too
+            return rx_items(_event_list(agent, ctx, items, list(answered.items_now())))
+        return answered.pipe(concat_map_direct(lambda result: _events(agent, ctx, items, [result])))
     singles = [rx.defer(lambda _, it=it: run_call(agent, ctx, it)) for it in items]
     if ctx.run_config.tool_execution_mode is ToolExecutionMode.SEQUENTIAL:
         collected = rx.concat(*singles).pipe(ops.to_list())

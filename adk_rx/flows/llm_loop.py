@@ -45,6 +45,7 @@ def _steps(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
             last is None
             or last.is_final_response()
             or last.actions.end_of_agent
+            or agent._finished_task(last)  # pyright: ignore[reportPrivateUsage]
             or ctx.end_invocation
             or ctx.cancelled
             or (max_steps is not None and taken >= max_steps)

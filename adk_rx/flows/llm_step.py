@@ -23,7 +23,7 @@ from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelEr
 from adk_rx.events import Event
 from adk_rx.flows.code_execution import code_events
 from adk_rx.flows.confirmation import resume_confirmations
-from adk_rx.flows.functions import call_events_now
+from adk_rx.flows.functions import handle_function_calls
 from adk_rx.flows.model_event import ResponseIds, model_event
 from adk_rx.flows.request import build_request_now
 from adk_rx.models.llm_request import LlmRequest
@@ -131,14 +131,14 @@ def _event_and_calls(
     wait_stored = ctx.shared.wait_stored
     if wait_stored is not None:  # resumable: tools start once their call is durable
         yield wait_stored(event.id)
-    answered = call_events_now(agent, ctx, calls, tools)
-    if isinstance(answered, Observable):
+    answered = handle_function_calls(agent, ctx, calls, tools)
+    if not sync.is_sync(answered):
 
         def then_transfer(e: Event) -> Observable[Event] | tuple[Event, ...]:
             return _then_transfer(agent, ctx, e)
 
         return (yield answered.pipe(concat_map_direct(then_transfer))) or last
-    for response in answered:
+    for response in answered.items_now():
         yield response
         last = response
         if response.actions.transfer_to_agent:

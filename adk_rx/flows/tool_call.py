@@ -23,6 +23,7 @@ from adk_rx.errors import BudgetExceededError, StopError, ToolResultError
 from adk_rx.flows.tool_errors import error_text, format_tool_error, log_tool_error
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.first_or_recover import first_or_recover
+from adk_rx.rx._engine.settle import settle
 from adk_rx.rx._engine.sync import just as rx_just
 from adk_rx.tools.base import tool_result_dict
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from adk_rx.telemetry.span_watchers import ToolSpan
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["NO_RESPONSE", "Call", "is_governed", "is_plain", "run_call", "run_call_now"]
+__all__ = ["NO_RESPONSE", "Call", "is_governed", "is_plain", "run_call"]
 
 NO_RESPONSE = object()  # a long-running tool that has no result yet
 
@@ -115,28 +116,6 @@ def is_governed(tool: BaseTool) -> bool:
     return tool.timeout is not None or tool.bulkhead is not None
 
 
-def run_call_now(agent: LlmAgent, ctx: InvocationContext, item: Call, tool: BaseTool) -> Any:
-    """A plain call (see :func:`is_plain`) of a tool that ``runs_inline``, made at once.
-
-    Returns the response (or NO_RESPONSE), or, when the tool failed, the Observable of the
-    recovery (the on-tool-error callbacks, else ``{"error": ...}``); a stop raises.
-    """
-    if ctx.cancelled:
-        raise StopError("invocation cancelled")
-    budget = ctx.shared.budget
-    if budget.checks_tools:
-        budget.count_tool_call()  # BudgetExceededError: a StopError, raised
-    try:
-        value = tool.run_now(args=item.args, tool_context=item.context)
-        if value is None and tool.is_long_running:
-            return NO_RESPONSE
-        return tool_result_dict(_jsonable(tool, value))
-    except StopError:
-        raise
-    except Exception as exc:
-        return _tool_error(agent, ctx, item, tool, exc)
-
-
 def _plain_call(
     agent: LlmAgent, ctx: InvocationContext, item: Call, tool: BaseTool
 ) -> Observable[Any]:
@@ -144,13 +123,9 @@ def _plain_call(
 
     Same as the general path without callbacks: one item (the response or NO_RESPONSE); an
     error goes through the on-tool-error callbacks to an ``{"error": ...}`` response; a stop
-    (cancellation) errors the stream.
+    (cancellation) errors the stream. A tool that answers while subscribed gives a
+    SyncObservable (the call was a plain call); any other answer is continued as it runs.
     """
-
-    def source() -> Observable[Any]:
-        if ctx.cancelled:
-            raise StopError("invocation cancelled")
-        return tool.run_async(args=item.args, tool_context=item.context)
 
     def response(value: Any) -> Any:
         if value is None and tool.is_long_running:
@@ -162,7 +137,19 @@ def _plain_call(
             return rx.throw(exc)
         return _tool_error(agent, ctx, item, tool, exc)
 
-    return first_or_recover(source, response, recover)
+    if ctx.cancelled:
+        return rx.throw(StopError("invocation cancelled"))
+    try:
+        answered = settle(tool.run_async(args=item.args, tool_context=item.context))
+    except Exception as exc:
+        return settle(recover(exc))
+    if not sync.is_sync(answered):
+        return first_or_recover(lambda: answered, response, recover)
+    try:
+        values = answered.items_now()
+        return sync.just(response(values[0] if values else None))
+    except Exception as exc:
+        return settle(recover(exc))
 
 
 def _tool_error(

@@ -16,6 +16,7 @@ from adk_rx.resumability.stored import StoredEvents
 from adk_rx.runner.records import OpenCalls
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.pending import PendingResult
+from adk_rx.rx._engine.settle import settle
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 
@@ -64,7 +65,7 @@ class SessionWriter:
         """Starts the append now; the stored event itself when the store answered at once."""
         if not self._is_running():
             return ()  # stopped: a late event is neither stored nor emitted
-        appended = self._service.append_event(self._session, event)
+        appended = settle(self._service.append_event(self._session, event))
         if sync.is_sync(appended):  # a store that answers at once (in memory)
             self.inflight = sync.empty()
             try:

@@ -63,17 +63,12 @@ class BaseTool(ABC):
         is_idempotent: running the call twice does no harm, so a resumed invocation runs
             again a call that a crash or a stop left without a response (otherwise the
             call is answered ``{"error": "interrupted"}``).
-        has_run_now: the tool implements :meth:`run_now` (a plain call to its end), so a
-            call costs no subscription: it is made on the I/O scheduler, or
-        runs_inline: on the calling thread, because it never blocks.
         timeout: the tool's own deadline per call, in seconds (None: ``RunConfig``'s).
         max_concurrency: the tool's limit of concurrent calls (None: no limit).
         bulkhead: the :class:`~adk_rx.rx.Bulkhead` that enforces ``max_concurrency``.
     """
 
     reports_progress: bool = False
-    has_run_now: bool = False
-    runs_inline: bool = False
     # Class defaults, so a subclass that does not call BaseTool.__init__ still has them.
     timeout: float | None = None
     max_concurrency: int | None = None
@@ -125,14 +120,12 @@ class BaseTool(ABC):
 
     @abstractmethod
     def run_async(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
-        """Runs the tool; a cold Observable of at most one result (a dict, or None)."""
+        """Runs the tool; a cold Observable of at most one result (a dict, or None).
 
-    def run_now(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
-        """Runs the tool on the calling thread and returns its result (a dict, or None).
-
-        Only called when ``has_run_now`` is True; raises what ``run_async`` would error with.
+        A tool that has its result at once (it never blocks) emits it while subscribed
+        (``adk_rx.rx.single(fn)``, ``rx.just``, ``rx.create`` calling ``on_next`` at once):
+        the call is then a plain call on the agent's thread, with no subscription kept.
         """
-        raise NotImplementedError(f"{type(self).__name__} does not run inline")
 
     def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest

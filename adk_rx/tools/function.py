@@ -203,8 +203,7 @@ class FunctionTool(BaseTool):
                 "coroutine, async generator or Observable never blocks the caller anyway"
             )
         self.blocking = blocking
-        self.has_run_now = self._kind == "sync" and not schema.returns_observable
-        self.runs_inline = self.has_run_now and not blocking
+        self._plain = self._kind == "sync" and not schema.returns_observable
         self._declaration = types.FunctionDeclaration(
             name=self.name,
             description=self.description,
@@ -223,17 +222,17 @@ class FunctionTool(BaseTool):
         :class:`ToolResultError` for a result JSON cannot hold, and with whatever the
         function raised.
         """
+        if self._plain:  # a plain sync function: bound, checked and called in one go
+
+            def call_now() -> Any:
+                return self._call_now(args, tool_context)
+
+            if not self.blocking:
+                return single(call_now)  # it said it never blocks: answered while subscribed
+            return from_blocking(call_now, tool_context.invocation_context.services.io_scheduler)
         return defer(lambda _: self._run(args, tool_context))
 
     def _run(self, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
-        if self.has_run_now:  # a plain sync function: bound, checked and called in one go
-
-            def call_now() -> Any:
-                return self.run_now(args=args, tool_context=tool_context)
-
-            if not self.blocking:
-                return single(call_now)  # it said it never blocks: no hand-off
-            return from_blocking(call_now, tool_context.invocation_context.services.io_scheduler)
         call = self._bind(args, tool_context)
         refusal = self._check_confirmation(call, tool_context)
         if refusal is not None:
@@ -250,12 +249,12 @@ class FunctionTool(BaseTool):
             return _reporting(stream, to_response, tool_context)
         return _reporting(func(*call.args, **call.kwargs), to_response, tool_context)
 
-    def run_now(self, *, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
+    def _call_now(self, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         """Validates ``args``, checks confirmation and calls the function, on this thread.
 
-        For a plain sync function (``has_run_now``); raises what ``run_async`` errors with.
-        The result is mapped here too, on the worker for a blocking tool: an operator after
-        the hand-off would cost more than the whole call.
+        For a plain sync function; raises what ``run_async`` errors with. The result is
+        mapped here too, on the worker for a blocking tool: an operator after the hand-off
+        would cost more than the whole call.
         """
         call = self._bind(args, tool_context)
         refusal = self._check_confirmation(call, tool_context)
