@@ -187,6 +187,8 @@ class EventActions:
         agent_state: where the authoring agent is in its work (resumable apps), JSON data.
         compaction: the summary this event stores in place of older events.
         route: the route(s) a workflow node took (edges with a matching route are followed).
+        rewind_before_invocation_id: this event rewinds the session to before that invocation
+            (``Runner.rewind``): the events from it up to this one no longer count.
     """
 
     __pydantic_config__: ClassVar[pydantic.ConfigDict] = _JSON_CONFIG
@@ -205,6 +207,7 @@ class EventActions:
     agent_state: _Map | None = None
     compaction: EventCompaction | None = None
     route: RouteValue | list[RouteValue] | None = None
+    rewind_before_invocation_id: str | None = None
 
     def merge(self, other: EventActions) -> EventActions:
         """Returns these actions with ``other`` laid on top.
@@ -234,6 +237,9 @@ class EventActions:
             agent_state=_last(self.agent_state, other.agent_state),
             compaction=_last(self.compaction, other.compaction),
             route=_last(self.route, other.route),
+            rewind_before_invocation_id=_last(
+                self.rewind_before_invocation_id, other.rewind_before_invocation_id
+            ),
         )
 
     def is_empty(self) -> bool:

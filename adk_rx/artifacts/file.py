@@ -31,7 +31,7 @@ from reactivex import operators as ops
 
 from adk_rx.artifacts.base import USER_PREFIX, BaseArtifactService
 from adk_rx.artifacts.in_memory import check_artifact_filename
-from adk_rx.artifacts.parts import decode_part, encode_part
+from adk_rx.artifacts.parts import decode_part, encode_part, is_rewind_marker
 from adk_rx.errors import ConfigurationError, StoreError
 from adk_rx.rx import from_blocking
 
@@ -167,7 +167,8 @@ class FileArtifactService(BaseArtifactService):
                 data = (directory / str(wanted)).read_bytes()
             except FileNotFoundError:  # deleted meanwhile
                 return None
-            return decode_part(data, meta)
+            part = decode_part(data, meta)
+            return None if is_rewind_marker(part) else part  # a rewind removed the file
 
         # from_blocking is a Single; dropping None makes it the Maybe the seam promises.
         return self._io("load", load).pipe(

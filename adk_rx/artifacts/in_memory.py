@@ -12,6 +12,7 @@ from google.genai import types
 from reactivex import Observable
 
 from adk_rx.artifacts.base import USER_PREFIX, BaseArtifactService
+from adk_rx.artifacts.parts import is_rewind_marker
 from adk_rx.errors import ConfigurationError
 from adk_rx.rx._engine.sync import completable, maybe, single
 
@@ -104,6 +105,8 @@ class InMemoryArtifactService(BaseArtifactService):
                     part = versions[version]
                 else:
                     return None
+            if is_rewind_marker(part):  # a rewind removed the file
+                return None
             return part.model_copy(deep=True)
 
         return maybe(load)

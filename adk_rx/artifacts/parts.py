@@ -10,7 +10,7 @@ from typing import Any
 
 from google.genai import types
 
-__all__ = ["decode_part", "encode_part"]
+__all__ = ["decode_part", "encode_part", "is_rewind_marker", "rewind_marker"]
 
 
 def encode_part(part: types.Part) -> tuple[bytes, dict[str, Any]]:
@@ -41,3 +41,21 @@ def decode_part(data: bytes, meta: dict[str, Any]) -> types.Part:
     if kind == "text":
         return types.Part(text=data.decode())
     return types.Part.model_validate_json(data)
+
+
+def rewind_marker() -> types.Part:
+    """The part a rewind saves over a file that did not exist before the rewound invocation
+    (google-adk's marker: an empty ``application/octet-stream`` blob); it loads as absent."""
+    return types.Part(inline_data=types.Blob(mime_type="application/octet-stream", data=b""))
+
+
+def is_rewind_marker(part: types.Part) -> bool:
+    """True for the part :func:`rewind_marker` makes (what a load treats as no file)."""
+    blob = part.inline_data
+    return (
+        blob is not None
+        and not blob.data
+        and blob.mime_type == "application/octet-stream"
+        and part.text is None
+        and part.file_data is None
+    )

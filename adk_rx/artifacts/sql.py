@@ -25,7 +25,7 @@ from reactivex import operators as ops
 
 from adk_rx.artifacts.base import USER_PREFIX, BaseArtifactService
 from adk_rx.artifacts.in_memory import check_artifact_filename
-from adk_rx.artifacts.parts import decode_part, encode_part
+from adk_rx.artifacts.parts import decode_part, encode_part, is_rewind_marker
 from adk_rx.errors import ConfigurationError
 from adk_rx.rx import from_blocking
 from adk_rx.sessions.sql_engine import Database
@@ -167,7 +167,8 @@ class SqlArtifactService(BaseArtifactService):
                     row = conn.execute(_ONE, {**ids, "v": version}).fetchone()
             if row is None:
                 return None
-            return decode_part(bytes(row[2]), json.loads(row[1]))
+            part = decode_part(bytes(row[2]), json.loads(row[1]))
+            return None if is_rewind_marker(part) else part  # a rewind removed the file
 
         # from_blocking is a Single; dropping None makes it the Maybe the seam promises.
         return from_blocking(load, self._scheduler).pipe(

@@ -19,12 +19,14 @@ so a turn on a long session converts only the events added since the previous tu
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from google.genai import types
 
 from adk_rx.compaction.contents import apply_compactions
 from adk_rx.events import CONFIRMATION_FUNCTION, PAUSE_FUNCTIONS, Event
 from adk_rx.flows.delegated import DelegatedView
+from adk_rx.sessions.rewind import has_rewind, live_events
 from adk_rx.sessions.session import Session
 
 __all__ = ["CONFIRMATION_FUNCTION", "build_contents", "is_in_branch"]
@@ -139,7 +141,10 @@ def _history(session: Session, agent_name: str, branch: str | None) -> _Converte
         or (memo.count and events[memo.count - 1].id != memo.last_id)
     ):
         memo = _Converted()
-    for event in events[memo.count :]:
+    fresh: Sequence[Event] = events[memo.count :]
+    if has_rewind(fresh):  # a rewind drops earlier events: convert what still counts again
+        memo, fresh = _Converted(), live_events(events)
+    for event in fresh:
         if event.actions.compaction is not None:
             memo.compactions.append(event)
             continue

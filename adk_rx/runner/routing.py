@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adk_rx.agents.base import BaseAgent
+from adk_rx.sessions.rewind import live_events
 from adk_rx.sessions.session import Session
 
 __all__ = ["agent_to_run"]
@@ -13,9 +14,9 @@ def agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
 
     A user function response goes to the agent that made the call; otherwise the most
     recent agent that may take over (every step up to the root an LlmAgent allowed to
-    transfer to its parent); otherwise the root.
+    transfer to its parent); otherwise the root. Rewound events do not count.
     """
-    events = session.events
+    events = live_events(session.events)
     if events:
         responses = events[-1].get_function_responses()
         if events[-1].author == "user" and responses:

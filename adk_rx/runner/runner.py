@@ -36,7 +36,7 @@ from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.auth.credential_service import BaseCredentialService
 from adk_rx.compaction import BaseEventSummarizer
 from adk_rx.compaction.default import default_summarizer
-from adk_rx.errors import ConfigurationError, RunnerClosedError
+from adk_rx.errors import ConfigurationError, RunnerClosedError, SessionBusyError
 from adk_rx.events import Event
 from adk_rx.live.queue import LiveRequestQueue
 from adk_rx.memory.base import BaseMemoryService
@@ -46,6 +46,7 @@ from adk_rx.runner.code_executors import close_code_executors
 from adk_rx.runner.invocation import Invocation
 from adk_rx.runner.remember import remembering
 from adk_rx.runner.request import TurnRequest, live_turn_request, turn_request
+from adk_rx.runner.rewind import rewind_session
 from adk_rx.runner.services import TurnServices
 from adk_rx.runner.toolsets import close_toolsets
 from adk_rx.rx._engine.awaitable import AwaitableObservable
@@ -337,6 +338,36 @@ class Runner:
                 .subscribe(observer, scheduler=scheduler)
             )
         )
+
+    def rewind(
+        self, *, user_id: str, session_id: str, rewind_before_invocation_id: str
+    ) -> Observable[Event]:
+        """Rewinds the session to before an invocation (google-adk's ``rewind_async``).
+
+        Appends one event that undoes the state and artifact changes of that invocation and of
+        every later one; from then on they are left out of the model's history (see
+        :mod:`adk_rx.runner.rewind`). A Single of the stored rewind event; it errors with
+        SessionBusyError while a run of this Runner is on the session, SessionNotFoundError
+        or InvocationNotFoundError when there is nothing to rewind.
+        """
+        rewind = rewind_session(
+            sessions=self.session_service,
+            artifacts=self.artifact_service,
+            app_name=self.app_name,
+            user_id=user_id,
+            session_id=session_id,
+            invocation_id=rewind_before_invocation_id,
+        )
+
+        def subscribe(
+            observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
+        ) -> abc.DisposableBase:
+            if self.is_busy(user_id=user_id, session_id=session_id):
+                observer.on_error(SessionBusyError("the session has a run; rewind it after"))
+                return Disposable()
+            return rewind.subscribe(observer, scheduler=scheduler)
+
+        return AwaitableObservable(subscribe)
 
     def is_busy(self, *, user_id: str, session_id: str) -> bool:
         """True while a run of this Runner on the session is queued, running or cancelling."""
