@@ -22,7 +22,7 @@ from adk_rx.errors import ConfigurationError, CredentialError
 if TYPE_CHECKING:
     from adk_rx.context import ToolContext
 
-__all__ = ["get_auth_response", "request_credential", "resolve_credential"]
+__all__ = ["get_auth_response", "refreshed_credential", "request_credential", "resolve_credential"]
 
 _log = logging.getLogger(__name__)
 
@@ -154,3 +154,30 @@ def resolve_credential(tool_context: ToolContext, auth_config: AuthConfig) -> Au
         return credential
     request_credential(tool_context, auth_config)
     return None
+
+
+def refreshed_credential(
+    tool_context: ToolContext, auth_config: AuthConfig
+) -> AuthCredential | None:
+    """New tokens for a credential the API rejected (its refresh token used), saved; None when
+    it cannot be refreshed (no refresh token, or the server refused): the user signs in again.
+    """
+    ctx = tool_context.invocation_context
+    key = auth_config.credential_key or auth_config.derived_key()
+    service = ctx.services.credential_service
+    scope = {"app_name": ctx.app_name, "user_id": ctx.user_id, "credential_key": key}
+    current: AuthCredential | None = ctx.shared.credentials.get(key)
+    if current is None and service is not None:
+        current = service.load_credential(**scope)
+    if current is None or current.oauth2 is None or not current.oauth2.refresh_token:
+        return None
+    try:
+        fresh = oauth2.refresh(auth_config.auth_scheme, _with_client(current, auth_config))
+    except (CredentialError, ConfigurationError) as exc:
+        _log.warning("refreshing a rejected credential failed (%s); the user signs in again", exc)
+        ctx.shared.credentials.pop(key, None)
+        return None
+    ctx.shared.credentials[key] = fresh
+    if service is not None:
+        service.save_credential(**scope, credential=fresh)
+    return fresh

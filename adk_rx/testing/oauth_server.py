@@ -10,8 +10,9 @@
 * ``GET /api/me``, ``GET /api/notes/{note_id}``, ``POST /api/notes``: the protected API; a
   missing, unknown or expired bearer token answers 401.
 
-Counters (``exchanges``, ``refreshes``, ``client_grants``, ``api_calls``) and
-:meth:`LocalOAuthServer.expire_tokens` let a test see each step. :func:`serve` runs it on
+Counters (``exchanges``, ``refreshes``, ``client_grants``, ``api_calls``),
+:meth:`LocalOAuthServer.expire_tokens` and :meth:`LocalOAuthServer.revoke_refresh_tokens` let a
+test see and provoke each step. :func:`serve` runs it on
 127.0.0.1 under uvicorn in a thread; :meth:`LocalOAuthServer.openapi_spec` describes the API.
 """
 
@@ -94,6 +95,11 @@ class LocalOAuthServer:
         with self._lock:
             for token in self._tokens.values():
                 token.expires_at = 0
+
+    def revoke_refresh_tokens(self) -> None:
+        """Makes every refresh token issued so far unknown (a refresh answers invalid_grant)."""
+        with self._lock:
+            self._refresh.clear()
 
     def secrets_issued(self) -> list[str]:
         """Every secret this server handed out or holds: client secret, codes, tokens."""

@@ -26,7 +26,7 @@ from reactivex import Observable
 from adk_rx.auth.config import AuthConfig
 from adk_rx.auth.credential import AuthCredential
 from adk_rx.auth.schemes import APIKey, HTTPBase, OAuth2, OpenIdConnect
-from adk_rx.auth.tool_auth import request_credential, resolve_credential
+from adk_rx.auth.tool_auth import refreshed_credential, request_credential, resolve_credential
 from adk_rx.rx import from_async
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.openapi.spec import Operation
@@ -88,14 +88,42 @@ class RestApiTool(BaseTool):
 
     async def _call(self, args: dict[str, Any], tool_context: ToolContext) -> Any:
         credential: AuthCredential | None = None
-        if self.auth_config is not None:
-            config = self.auth_config
+        config = self.auth_config
+        if config is not None:
             # Token requests block: off the loop (the context goes along).
             credential = await asyncio.to_thread(resolve_credential, tool_context, config)
             if credential is None:
                 return dict(PENDING_AUTH)
+        sent = await self._send(args, credential, tool_context)
+        if isinstance(sent, dict):
+            return sent
+        status, body = sent
+        if status == 401 and config is not None and credential is not None and self._asks_user():
+            # The API rejected the token (revoked, or expired early): refresh it once, else
+            # ask the user to sign in again.
+            refreshed = await asyncio.to_thread(refreshed_credential, tool_context, config)
+            if refreshed is not None:
+                sent = await self._send(args, refreshed, tool_context)
+                if isinstance(sent, dict):
+                    return sent
+                status, body = sent
+            if status == 401:
+                request_credential(tool_context, config)
+                return dict(PENDING_AUTH)
+        text = body.decode("utf-8", errors="replace")
+        if status >= 400:
+            return self._error(f"Status Code: {status}, {text[:_ERROR_TEXT_CHARS]}")
         try:
-            request = self._request(args, credential, tool_context)
+            return json.loads(body) if body else {}
+        except ValueError:
+            return {"text": text}
+
+    async def _send(
+        self, args: dict[str, Any], credential: AuthCredential | None, tool_context: ToolContext
+    ) -> tuple[int, bytes] | dict[str, str]:
+        """The status and body of the request, or the error for the model."""
+        try:
+            request = self._request(dict(args), credential, tool_context)
         except ValueError as exc:
             return self._error(str(exc))
         try:
@@ -103,23 +131,13 @@ class RestApiTool(BaseTool):
                 httpx.AsyncClient(timeout=self.timeout, transport=self.transport) as client,
                 client.stream(**request) as response,
             ):
-                body = await self._read(response)
+                return response.status_code, await self._read(response)
         except httpx.TimeoutException as exc:
             return self._error(f"Request timed out ({type(exc).__name__}).")
         except httpx.HTTPError as exc:
             return self._error(f"Request failed ({type(exc).__name__}).")
         except _TooLarge:
             return self._error(f"The response is over {self.max_response_bytes} bytes.")
-        text = body.decode("utf-8", errors="replace")
-        if response.status_code == 401 and credential is not None and self._asks_user():
-            request_credential(tool_context, self.auth_config)  # pyright: ignore[reportArgumentType]
-            return dict(PENDING_AUTH)
-        if response.status_code >= 400:
-            return self._error(f"Status Code: {response.status_code}, {text[:_ERROR_TEXT_CHARS]}")
-        try:
-            return json.loads(body) if body else {}
-        except ValueError:
-            return {"text": text}
 
     def _asks_user(self) -> bool:
         scheme = self.auth_config.auth_scheme if self.auth_config else None

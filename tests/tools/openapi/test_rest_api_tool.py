@@ -201,7 +201,10 @@ def test_a_users_sign_in_pauses_the_turn_then_the_call_goes_through() -> None:
         assert server.exchanges == 1
 
 
-def test_a_rejected_token_asks_the_user_again() -> None:
+@pytest.mark.parametrize("refresh_works", [True, False])
+def test_a_rejected_token_is_refreshed_once_else_the_user_is_asked_again(
+    refresh_works: bool,
+) -> None:
     with serve(LocalOAuthServer()) as server:
         toolset = OpenAPIToolset(
             spec_dict=server.openapi_spec(),
@@ -214,7 +217,9 @@ def test_a_rejected_token_asks_the_user_again() -> None:
                 ),
             ),
         )
-        llm = ScriptedLlm([calls(call("get_me", {}, "c1")), "ok", calls(call("get_me", {}, "c2"))])
+        llm = ScriptedLlm(
+            [calls(call("get_me", {}, "c1")), "ok", calls(call("get_me", {}, "c2")), "again"]
+        )
         harness = Harness(
             LlmAgent(name="root", model=llm, tools=[toolset]),
             credential_service=InMemoryCredentialService(),
@@ -222,10 +227,16 @@ def test_a_rejected_token_asks_the_user_again() -> None:
         request_id, args = credential_request(harness.turn("who?"))
         harness.turn(answer(request_id, args, sign_in(args)))
         server.expire_tokens()  # revoked at the server; the stored expiry says nothing
+        if not refresh_works:
+            server.revoke_refresh_tokens()
 
         again = harness.turn("who now?")
 
-        credential_request(again)
+        assert server.refreshes == 1
+        if refresh_works:
+            assert again[1].get_function_responses()[0].response == {"user": "ada"}
+        else:
+            credential_request(again)
 
 
 def test_hostile_documents_are_refused_or_contained() -> None:
