@@ -313,3 +313,27 @@ def test_output_files_past_the_limits_are_left_out(monkeypatch: pytest.MonkeyPat
     )
     result = UnsafeLocalCodeExecutor(timeout=30).execute_code(ctx, CodeExecutionInput(code)).run()
     assert [f.name for f in result.output_files] == ["a.txt", "b.txt"]
+
+
+def test_a_cancelled_run_leaves_a_session_the_next_turn_continues(tmp_path: Path) -> None:
+    fifo = make_fifo(tmp_path)
+    code = announce(fifo) + "import time\ntime.sleep(600)"
+    runner, model = _runner(
+        [_block(code), "Fine, no code this time."], UnsafeLocalCodeExecutor(timeout=None)
+    )
+    _session(runner)
+    subscription = runner.run_async(user_id="u", session_id="s", new_message="slow").subscribe(
+        on_error=lambda _: None
+    )
+    (pid,) = read_pids(fifo)
+    subscription.dispose()
+    assert not is_alive(pid)
+    after = _turn(runner, "again")
+    assert after[-1].text() == "Fine, no code this time."
+    stored = runner.session_service.get_session(app_name="app", user_id="u", session_id="s")
+    events = stored.run().events
+    assert [e.error_code for e in events if e.error_code] == ["CANCELLED"]
+    # the code that never finished went back to the model as text, with no result
+    sent = [p.text or "" for c in model.requests[-1].contents for p in c.parts or []]
+    assert any(t.startswith("```tool_code\n") for t in sent)
+    assert not any(t.startswith("```tool_output") for t in sent)
