@@ -151,12 +151,12 @@ def _flatten(found: list[Any]) -> list[Any]:
 class _Renamed(BaseTool):
     """A toolset's tool under its prefixed name; everything else is the inner tool's."""
 
-    def __init__(self, name: str, inner: BaseTool) -> None:
-        super().__init__(
-            name=name, description=inner.description, is_long_running=inner.is_long_running
-        )
+    def __init__(self, name: str, inner: BaseTool) -> None:  # pyright: ignore[reportMissingSuperCall]
+        # Every attribute of the inner tool, whatever it is (idempotence, deadline,
+        # bulkhead, one added later): nothing is forwarded by name.
+        vars(self).update(vars(inner))
+        self.name = check_tool_name(name)
         self.inner = inner
-        self.custom_metadata = inner.custom_metadata
         declaration = inner.declaration()
         self._declaration = (
             None if declaration is None else declaration.model_copy(update={"name": name})

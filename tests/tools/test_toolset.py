@@ -105,6 +105,27 @@ def test_tool_name_prefix_renames_tools_and_calls_reach_them() -> None:
     assert simplify_events(events)[1] == 'calc: FunctionResponse(math_add, {"result": 7})'
 
 
+def test_a_prefixed_tool_keeps_every_attribute_of_the_inner_tool() -> None:
+    inner = FunctionTool(add, idempotent=True, timeout=2.5, max_concurrency=3)
+    inner.custom_metadata["owner"] = "math"
+
+    class One(BaseToolset):
+        def get_tools(self, readonly_context: ReadonlyContext | None = None) -> Any:
+            return [inner]
+
+    llm = ScriptedLlm(["ok"])
+    runner = new_runner(LlmAgent(name="calc", model=llm, tools=[One(tool_name_prefix="m")]))
+    create_session(runner)
+    turn(runner, "go")
+    agent = runner.agent
+    assert isinstance(agent, LlmAgent)
+    (renamed,) = [t for t in llm.requests[0].tools_dict.values()]
+    assert renamed.name == "m_add" and inner.name == "add"
+    assert renamed.is_idempotent and renamed.timeout == 2.5 and renamed.max_concurrency == 3
+    assert renamed.bulkhead is inner.bulkhead and renamed.custom_metadata == {"owner": "math"}
+    assert renamed.description == inner.description
+
+
 def test_a_tool_name_in_a_tool_and_a_toolset_is_a_configuration_error_at_request_time() -> None:
     llm = ScriptedLlm(["never"])
     agent = LlmAgent(name="calc", model=llm, tools=[add, GrowingToolset()])
