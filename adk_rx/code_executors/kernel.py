@@ -250,6 +250,7 @@ class Kernels:
         timeout: float | None,
         output_limit: int,
         timer: abc.SchedulerBase | None,
+        scheduler: abc.SchedulerBase | None = None,
     ) -> Observable[CodeExecutionResult]:
         """A cold Single: ``code_input`` run in the kernel of ``key`` (started if needed).
         The timeout and disposal kill the kernel."""
@@ -310,7 +311,7 @@ class Kernels:
                 observer.on_next(result)
                 observer.on_completed()
 
-            scheduled = schedule_now(io_scheduler(), work)
+            scheduled = schedule_now(scheduler or io_scheduler(), work)
 
             def dispose() -> None:
                 scheduled.dispose()

@@ -94,6 +94,7 @@ class UnsafeLocalCodeExecutor(BaseCodeExecutor):
                 timeout=self.timeout,
                 output_limit=self.output_limit,
                 timer=ctx.services.timer_scheduler,
+                scheduler=ctx.services.io_scheduler,
             )
         return run_program(
             code_input,
@@ -101,6 +102,7 @@ class UnsafeLocalCodeExecutor(BaseCodeExecutor):
             timeout=self.timeout,
             output_limit=self.output_limit,
             timer=ctx.services.timer_scheduler,
+            scheduler=ctx.services.io_scheduler,
         )
 
     def close(self) -> None:

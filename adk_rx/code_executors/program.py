@@ -66,6 +66,7 @@ def run_program(
     timeout: float | None,
     output_limit: int,
     timer: abc.SchedulerBase | None,
+    scheduler: abc.SchedulerBase | None = None,
     prefix: Sequence[str] = (),
     python_flags: Sequence[str] = (),
     limits: Mapping[str, tuple[int, int]] | None = None,
@@ -78,6 +79,7 @@ def run_program(
         timeout: seconds before it is killed (None: no limit).
         output_limit: bytes of stdout and of stderr kept.
         timer: where the timeout runs.
+        scheduler: the thread that starts and reads the program (the I/O scheduler).
         prefix: a command the interpreter runs under (``unshare ...``).
         python_flags: interpreter flags (``-I``).
         limits: ``resource`` limit names (``RLIMIT_AS``) -> the (soft, hard) values set
@@ -104,6 +106,7 @@ def run_program(
             timeout=timeout,
             output_limit=output_limit,
             timer=timer,
+            scheduler=scheduler,
         ).pipe(
             ops.map(
                 lambda outcome: result_of(

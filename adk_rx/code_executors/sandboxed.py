@@ -152,6 +152,7 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
                 timeout=self.timeout,
                 output_limit=self.output_limit,
                 timer=ctx.services.timer_scheduler,
+                scheduler=ctx.services.io_scheduler,
             )
         return run_program(
             code_input,
@@ -159,6 +160,7 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
             timeout=self.timeout,
             output_limit=self.output_limit,
             timer=ctx.services.timer_scheduler,
+            scheduler=ctx.services.io_scheduler,
             prefix=self._prefix,
             python_flags=("-I",),
             limits=self._limits(),

@@ -337,3 +337,27 @@ def test_a_cancelled_run_leaves_a_session_the_next_turn_continues(tmp_path: Path
     sent = [p.text or "" for c in model.requests[-1].contents for p in c.parts or []]
     assert any(t.startswith("```tool_code\n") for t in sent)
     assert not any(t.startswith("```tool_output") for t in sent)
+
+
+def test_the_run_is_read_on_the_runners_io_scheduler() -> None:
+    from reactivex.scheduler import NewThreadScheduler
+
+    class Counting(NewThreadScheduler):
+        def __init__(self) -> None:
+            super().__init__()
+            self.scheduled = 0
+
+        def schedule(self, action: Any, state: Any = None) -> Any:
+            self.scheduled += 1
+            return super().schedule(action, state)
+
+    io = Counting()
+    ctx = new_context(LlmAgent(name="a", model=ScriptedLlm([])), io_scheduler=io)
+    for stateful in (False, True):
+        executor = UnsafeLocalCodeExecutor(timeout=30, stateful=stateful)
+        try:
+            run = executor.execute_code(ctx, CodeExecutionInput("print(1)", (), "k"))
+            assert run.run().stdout == "1\n"
+        finally:
+            executor.close()
+    assert io.scheduled == 2
