@@ -28,6 +28,7 @@ class InvocationShared:
         cancelled: set once the invocation is cancelled (disposal or deadline).
         loop_exits: ids of escalating events a LoopAgent has consumed (its own exit), so an
             enclosing loop goes on.
+        tool_answers: responses of idempotent tools' calls, for ``dedupe_tool_calls``.
     """
 
     __slots__ = (
@@ -37,6 +38,7 @@ class InvocationShared:
         "credential_answers",
         "credentials",
         "loop_exits",
+        "tool_answers",
         "wait_stored",
     )
 
@@ -51,6 +53,8 @@ class InvocationShared:
         self.credential_answers: dict[str, Any] = {}
         self.credentials: dict[str, Any] = {}
         self.loop_exits: set[str] = set()
+        # RunConfig.dedupe_tool_calls: (tool name, canonical arguments) -> (call id, response).
+        self.tool_answers: dict[tuple[str, str], tuple[str, Any]] = {}
 
     @property
     def llm_calls(self) -> int:

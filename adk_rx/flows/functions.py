@@ -31,6 +31,7 @@ from adk_rx.events import (
     ToolConfirmation,
     new_call_id,
 )
+from adk_rx.flows.dedupe import dedupe_metadata
 from adk_rx.flows.tool_call import NO_RESPONSE, Call, run_call
 from adk_rx.flows.tool_errors import TRACEBACKS_KEY
 from adk_rx.flows.tool_progress import connect_progress
@@ -133,6 +134,10 @@ def _event_list(
         out.append(_confirmation_event(agent, ctx, items, actions))
     if parts:
         tracebacks = {item.call.id: item.traceback for item in items if item.traceback}
+        metadata: dict[str, Any] | None = {TRACEBACKS_KEY: tracebacks} if tracebacks else None
+        repeats = dedupe_metadata(items) if ctx.run_config.dedupe_tool_calls else None
+        if repeats is not None:
+            metadata = {**(metadata or {}), **repeats}
         out.append(
             Event(
                 author=agent.name,
@@ -140,7 +145,7 @@ def _event_list(
                 branch=ctx.branch,
                 content=_USER_CONTENT.model_copy(update={"parts": parts}),
                 actions=actions,
-                custom_metadata={TRACEBACKS_KEY: tracebacks} if tracebacks else None,
+                custom_metadata=metadata,
                 usage_metadata=_child_usage(items),
             )
         )

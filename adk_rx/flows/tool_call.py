@@ -20,6 +20,7 @@ from reactivex import operators as ops
 from adk_rx.callbacks import callback_chain, has_callbacks
 from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.errors import BudgetExceededError, StopError, ToolResultError
+from adk_rx.flows.dedupe import earlier_answer, remember_answer
 from adk_rx.flows.tool_errors import error_text, format_tool_error, log_tool_error
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.first_or_recover import first_or_recover
@@ -64,7 +65,7 @@ def _error_text(item: Call, exc: BaseException) -> str:
 class Call:
     """One function call being executed (``traceback``: set when the tool raised)."""
 
-    __slots__ = ("args", "call", "context", "span", "tool", "traceback")
+    __slots__ = ("args", "call", "context", "deduplicated_from", "span", "tool", "traceback")
 
     def __init__(
         self, call: types.FunctionCall, tool: BaseTool | None, context: ToolContext
@@ -75,11 +76,28 @@ class Call:
         self.args: dict[str, Any] = dict(call.args or {})
         self.span: ToolSpan | None = None  # set while traced; told when the tool raises
         self.traceback: str | None = None
+        self.deduplicated_from: str | None = None  # answered from this earlier call's response
 
 
 def run_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[Any]:
     """Emits exactly one item: the response dict, or NO_RESPONSE; errors with
     BudgetExceededError when the invocation's budget allows no further tool run."""
+    tool = item.tool
+    if ctx.run_config.dedupe_tool_calls and tool is not None and tool.is_idempotent:
+        return _deduplicated(agent, ctx, item)
+    return _counted_call(agent, ctx, item)
+
+
+def _deduplicated(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[Any]:
+    earlier = earlier_answer(ctx, item)
+    if earlier is not None:
+        return sync.just(earlier)
+    return _counted_call(agent, ctx, item).pipe(
+        ops.do_action(lambda response: remember_answer(ctx, item, response))
+    )
+
+
+def _counted_call(agent: LlmAgent, ctx: InvocationContext, item: Call) -> Observable[Any]:
     budget = ctx.shared.budget
     if budget.checks_tools and item.tool is not None:
         try:

@@ -16,7 +16,7 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.context import InvocationContext
-from adk_rx.errors import ConfigurationError
+from adk_rx.errors import BudgetExceededError, ConfigurationError
 from adk_rx.events import Event
 from adk_rx.live.flow import run_live_agent
 from adk_rx.resumability.invocation import resume_from_log
@@ -70,6 +70,8 @@ def agent_events(
         concat_map_direct(
             store_and_hook if plugins.has("on_event_callback") else store,
             on_arrival=writer.apply,
+            # A budget stop keeps what the run produced before it (the calls it refused too).
+            drain_on=BudgetExceededError,
         )
     )
     if plugins.has("after_run_callback"):

@@ -201,7 +201,6 @@ class Invocation(abc.DisposableBase):
                 "BUDGET_EXCEEDED",
                 records,
                 {"budget": budget},
-                keep_applied=True,
             )
         else:
             repair = self._repair(f"error: {error}", None)
@@ -253,7 +252,6 @@ class Invocation(abc.DisposableBase):
         code: str | None,
         records: list[Event] | None = None,
         metadata: dict[str, Any] | None = None,
-        keep_applied: bool = False,
     ) -> Observable[Any]:
         """Waits for the append in flight, then answers open calls and records the stop."""
         turn = self.turn
@@ -266,5 +264,4 @@ class Invocation(abc.DisposableBase):
             self.services.app.root_agent.name,
             records,
             metadata,
-            keep_applied,
         )

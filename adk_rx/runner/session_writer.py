@@ -113,7 +113,6 @@ class SessionWriter:
         author: str,
         records: list[Event] | None = None,
         metadata: dict[str, Any] | None = None,
-        keep_applied: bool = False,
     ) -> Observable[Any]:
         """Waits for the append in flight, then answers the open calls (``{"error":
         reason}``) and, with a ``code``, stores the event that records the stop.
@@ -127,36 +126,18 @@ class SessionWriter:
             author: the root agent (the stop record's author when no agent spoke).
             records: receives the events written.
             metadata: the stop record's ``custom_metadata``.
-            keep_applied: first store the events the run applied that are not stored yet.
         """
 
         def write(_: Any) -> Observable[Any]:
             ctx = context()
             if ctx is None:
                 return sync.empty()
-            # A budget stop keeps what the run produced before it (the model's calls the
-            # budget refused included): store the events still on their way, then answer.
-            late = ctx.session.applied_not_stored() if keep_applied else []
-
-            def store_late(event: Event) -> Observable[Event]:
-                return self._service.append_event(ctx.session, event).pipe(
-                    ops.do_action(self._track)
-                )
-
-            return rx.from_iterable(late).pipe(
-                ops.concat_map(store_late),
-                ops.to_list(),
-                ops.flat_map(lambda stored: answer(ctx, stored)),
-            )
-
-        def answer(ctx: InvocationContext, late: list[Event]) -> Observable[Any]:
             events = self.open_calls.stop_records(ctx.invocation_id, reason, code, author, metadata)
             if ctx.services.is_resumable and code is not None:
                 # Resuming decides about calls a stop cut off (run an idempotent tool again,
                 # else answer "interrupted"): leave them open; only record the stop.
                 events = [e for e in events if not e.get_function_responses()]
             if records is not None:
-                records.extend(late)
                 records.extend(events)
             return rx.from_iterable(events).pipe(
                 ops.concat_map(lambda e: self._service.append_event(ctx.session, e))

@@ -75,12 +75,6 @@ class Session:
         self.apply(event)
         self._unpersisted.add(event.id)
 
-    def applied_not_stored(self) -> list[Event]:
-        """The events applied by :meth:`mark_applied` that the store has not stored, in order
-        (what a run that stopped left on its way to the store)."""
-        waiting = self._unpersisted
-        return [event for event in self.events if event.id in waiting] if waiting else []
-
     def take_applied(self, event: Event) -> bool:
         """True (and forgets it) when ``event`` was already applied by :meth:`mark_applied`."""
         try:

@@ -76,3 +76,44 @@ def test_disposing_stops_the_inner_and_drops_queued_items() -> None:
     result = scheduler.start(lambda: source.pipe(concat_map_direct(lambda _: inner)), disposed=240)
     assert result.messages == []
     assert inner.subscriptions == [ReactiveTest.subscribe(210, 240)]
+
+
+class _Held(Exception):
+    pass
+
+
+def test_a_drain_on_error_waits_for_the_queued_items_then_is_passed_on() -> None:
+    # source:               --a--b--X(held)
+    # mapper(a) = inner     ---a1-------a2|
+    # concat_map_direct:    ---a1-------a2-b'-X(held)
+    scheduler = TestScheduler()
+    held = _Held("stop")
+    source = scheduler.create_hot_observable(
+        on_next(210, "a"), on_next(215, "b"), on_error(220, held)
+    )
+    inner = scheduler.create_cold_observable(on_next(5, "a1"), on_next(20, "a2"), on_completed(25))
+
+    def mapper(item: str) -> rx.Observable[str] | tuple[str, ...]:
+        return inner if item == "a" else (item + "'",)
+
+    result = scheduler.start(lambda: source.pipe(concat_map_direct(mapper, drain_on=_Held)))
+
+    assert result.messages == [
+        on_next(215, "a1"),
+        on_next(230, "a2"),
+        on_next(235, "b'"),
+        on_error(235, held),
+    ]
+
+
+def test_other_errors_still_end_the_stream_at_once() -> None:
+    scheduler = TestScheduler()
+    boom = ValueError("boom")
+    source = scheduler.create_hot_observable(on_next(210, "a"), on_error(220, boom))
+    inner = scheduler.create_cold_observable(on_next(20, "a1"), on_completed(25))
+
+    result = scheduler.start(
+        lambda: source.pipe(concat_map_direct(lambda _: inner, drain_on=_Held))
+    )
+
+    assert result.messages == [on_error(220, boom)]

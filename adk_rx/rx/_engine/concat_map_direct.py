@@ -13,6 +13,13 @@ Marble diagram::
     mapper(b) = inner     -------b1---b2|            (c waits for the inner to complete)
     mapper(c) = (c',)
     concat_map_direct:    --a'----b1---b2-----c'-|
+
+With ``drain_on=E``, an error of type E from the source ends it like a completion would, the
+items already queued are still mapped in order, and then the error is passed on::
+
+    source:               --a--b--X(E)
+    mapper(a) = inner     ---a1-------a2|
+    concat_map_direct:    ---a1-------a2--b'--X(E)
 """
 
 from __future__ import annotations
@@ -42,6 +49,8 @@ class _Sink(Generic[T, R]):
     __slots__ = (
         "_busy",
         "_done",
+        "_drain_on",
+        "_held",
         "_inner",
         "_lock",
         "_mapper",
@@ -59,8 +68,11 @@ class _Sink(Generic[T, R]):
         mapper: Callable[[T], Mapped[R]],
         on_arrival: Callable[[T], None] | None,
         scheduler: abc.SchedulerBase | None,
+        drain_on: type[Exception] | None = None,
     ) -> None:
         self._observer = observer
+        self._drain_on = drain_on
+        self._held: Exception | None = None  # a drain_on error, passed on once drained
         self._mapper = mapper
         self._on_arrival = on_arrival
         self._scheduler = scheduler
@@ -87,7 +99,19 @@ class _Sink(Generic[T, R]):
         self._drain(item)
 
     def on_error(self, error: Exception) -> None:
-        self._fail(error)
+        drain_on = self._drain_on
+        if drain_on is None or not isinstance(error, drain_on):
+            self._fail(error)
+            return
+        with self._lock:
+            if self._stopped:
+                return
+            self._held = error
+            self._done = True
+            if self._busy:
+                return  # the drain passes it on once the queue is done
+            self._stopped = True
+        self._observer.on_error(error)
 
     def on_completed(self) -> None:
         with self._lock:
@@ -148,7 +172,11 @@ class _Sink(Generic[T, R]):
             if not self._done:
                 return _IDLE
             self._stopped = True
-        self._observer.on_completed()
+        held = self._held
+        if held is not None:
+            self._observer.on_error(held)
+        else:
+            self._observer.on_completed()
         return _IDLE
 
     def _fail(self, error: Exception) -> None:
@@ -172,7 +200,9 @@ _IDLE = object()
 
 
 def concat_map_direct(
-    mapper: Callable[[T], Mapped[R]], on_arrival: Callable[[T], None] | None = None
+    mapper: Callable[[T], Mapped[R]],
+    on_arrival: Callable[[T], None] | None = None,
+    drain_on: type[Exception] | None = None,
 ) -> Callable[[Observable[T]], Observable[R]]:
     """Maps each item to a tuple (emitted at once) or an Observable (concatenated), in order.
 
@@ -180,6 +210,7 @@ def concat_map_direct(
         mapper: called for an item when every earlier item is done; returns a tuple of items
             to emit now or an Observable whose items are emitted before the next item's.
         on_arrival: called with each item as soon as it arrives, before it waits its turn.
+        drain_on: a source error of this type waits for the queued items to be mapped.
 
     Returns:
         The operator.
@@ -189,7 +220,7 @@ def concat_map_direct(
         def subscribe(
             observer: abc.ObserverBase[R], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            sink: _Sink[T, R] = _Sink(observer, mapper, on_arrival, scheduler)
+            sink: _Sink[T, R] = _Sink(observer, mapper, on_arrival, scheduler, drain_on)
             # Inside this operator's guarded subscribe: the upstream needs no wrapper layer.
             sink.upstream.disposable = sync.subscribe_inner(
                 source, sink.on_next, sink.on_error, sink.on_completed, scheduler
