@@ -90,3 +90,45 @@ def test_both_recorded_questions_are_answered_in_one_chat(
         assert stored.state["shipping_answer"].startswith("Order 1234 shipped with DHL")
     finally:
         page.close()
+
+
+def test_rewind_takes_the_chat_back_and_the_question_can_be_asked_again(
+    browser: Any, support_desk: tuple[str, str, InMemorySessionService], shots: Path
+):
+    url, app, service = support_desk
+    expect = sync_api.expect
+    expect.set_options(timeout=WAIT_MS)
+    page = browser.new_page(viewport={"width": 1400, "height": 860})
+    chat = page.locator("#chat")
+
+    def refund() -> None:
+        _say(page, REFUND)
+        card = page.locator("#chat .card.confirm:not(.answered)")
+        expect(card).to_contain_text("asks to confirm issue_refund")
+        card.locator("button.approve").click()
+        expect(chat).to_contain_text("Done: 59.90 EUR for order 1234")
+        expect(page.locator("#send")).to_be_enabled()
+
+    try:
+        page.goto(url)
+        expect(page.locator("#app option")).to_have_text([app])
+        _say(page, WHERE)
+        expect(chat).to_contain_text("Order 1234 shipped with DHL")
+        expect(page.locator("#send")).to_be_enabled()
+        refund()
+
+        page.locator("#chat .msg.user", has_text=REFUND).locator("button.rewind").click()
+
+        expect(chat).not_to_contain_text("Done: 59.90 EUR")
+        expect(chat).to_contain_text("Order 1234 shipped with DHL")
+        expect(page.locator("#chat .msg.user")).to_have_count(1)
+        page.screenshot(path=str(shots / "web_rewound.png"))
+        (session,) = service.list_sessions(app_name=app, user_id="user").run().sessions
+        stored = service.get_session(app_name=app, user_id="user", session_id=session.id).run()
+        assert stored.state.get("last_refund") is None
+        assert stored.state["shipping_answer"].startswith("Order 1234 shipped")
+
+        refund()  # the rewound question is answered again, from the same place
+        expect(page.locator("#chat .msg.user")).to_have_count(2)
+    finally:
+        page.close()

@@ -13,6 +13,9 @@ The shapes follow google-adk's API server:
 * ``DELETE .../sessions/{sid}`` answers 200 with ``null``;
 * ``PATCH /apps/{app}/users/{user}/memory`` with ``{"session_id"}`` adds the session to the
   memory service.
+* ``POST .../sessions/{sid}/rewind`` with ``{"invocation_id"}`` rewinds the session to before
+  that invocation (``Runner.rewind``) and answers the session; 404 for an invocation the
+  session does not hold.
 
 A write on a session whose run is in progress answers 409, so it never interleaves with the
 run's own events.
@@ -30,13 +33,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from adk_rx.errors import ConfigurationError, SessionExistsError
+from adk_rx.errors import (
+    ConfigurationError,
+    InvocationNotFoundError,
+    SessionBusyError,
+    SessionExistsError,
+)
 from adk_rx.events import Event, EventActions
 from adk_rx.rx._engine.awaitable import gather
 
 from ..edge.bodies import session_json
-from ..edge.validation import check_client_state, check_new_id
-from ..shared import json_response, server_of
+from ..edge.validation import check_client_state, check_id, check_new_id
+from ..shared import json_response, not_found, runner_for, server_of
 from .session_routes import find_session, ids_of, json_body
 
 __all__ = ["RUNTIME_FUNCTIONS", "routes", "seed_events"]
@@ -199,6 +207,27 @@ async def add_to_memory(request: Request) -> Response:
     return json_response(None)
 
 
+async def rewind_session(request: Request) -> Response:
+    """``POST .../sessions/{sid}/rewind`` with ``{"invocation_id"}``: the rewound session."""
+    app_name, user = await ids_of(request)
+    sid = request.path_params["sid"]
+    invocation_id = _camel(await json_body(request), "invocation_id")
+    if not isinstance(invocation_id, str) or not invocation_id:
+        raise HTTPException(400, "invocation_id is required")
+    check_id(invocation_id, "invocation_id")
+    await find_session(request, app_name, user, sid)
+    _not_running(request, app_name, user, sid)
+    runner = await runner_for(request, app_name)
+    rewind = runner.rewind(user_id=user, session_id=sid, rewind_before_invocation_id=invocation_id)
+    try:
+        await gather(rewind)
+    except InvocationNotFoundError as exc:
+        raise not_found(f"invocation {invocation_id!r}") from exc
+    except SessionBusyError as exc:
+        raise HTTPException(409, str(exc)) from exc
+    return json_response(session_json(await find_session(request, app_name, user, sid)))
+
+
 _SESSIONS = "/apps/{app}/users/{user}/sessions"
 routes = [
     Route(_SESSIONS, create_session, methods=["POST"]),
@@ -206,4 +235,5 @@ routes = [
     Route(_SESSIONS + "/{sid}", update_session, methods=["PATCH"]),
     Route(_SESSIONS + "/{sid}", delete_session, methods=["DELETE"]),
     Route("/apps/{app}/users/{user}/memory", add_to_memory, methods=["PATCH"]),
+    Route(_SESSIONS + "/{sid}/rewind", rewind_session, methods=["POST"]),
 ]
