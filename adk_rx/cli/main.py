@@ -128,6 +128,14 @@ def build_parser() -> argparse.ArgumentParser:
             "memory with memory://), else files in --data-dir (env ADK_RX_ARTIFACT_SERVICE_URI)",
         )
         server.add_argument(
+            "--credential-service-uri",
+            metavar="URL",
+            default=os.environ.get("ADK_RX_CREDENTIAL_SERVICE_URI") or None,
+            help="where users' credentials for tools are kept: memory:// (default), "
+            "sqlite:///PATH or postgresql://USER@HOST:PORT/DB, encrypted with the Fernet key in "
+            "ADK_RX_CREDENTIAL_KEY (env ADK_RX_CREDENTIAL_SERVICE_URI)",
+        )
+        server.add_argument(
             "--memory-service-uri",
             metavar="URL",
             default=os.environ.get("ADK_RX_MEMORY_SERVICE_URI") or None,
@@ -231,6 +239,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
             session_service_uri=args.session_service_uri,
             memory_service_uri=args.memory_service_uri,
             artifact_service_uri=args.artifact_service_uri,
+            credential_service_uri=args.credential_service_uri,
             memory_embedder=args.memory_embedder,
             broker_url=args.broker_url,
             data_dir=args.data_dir,

@@ -32,9 +32,8 @@ from tests.auth.support import whoami_tool
 server = LocalOAuthServer(url={url!r}, client_secret={secret!r})
 whoami = types.FunctionCall(name="whoami", args={{}})
 call = LlmResponse(content=model_content(types.Part(function_call=whoami)))
-root_agent = LlmAgent(
-    name="desk", model=ScriptedLlm([call, "signed in", call]), tools=[whoami_tool(server)]
-)
+model = ScriptedLlm([call, "signed in", call, "again", call])
+root_agent = LlmAgent(name="desk", model=model, tools=[whoami_tool(server)])
 """
 
 
@@ -134,3 +133,38 @@ async def test_an_oversize_answer_is_dropped_and_the_tool_asks_again(
         ]
         assert len(asked_again) == 1
     assert oauth.exchanges == 0
+
+
+async def test_the_server_keeps_a_users_credential_for_their_next_sessions_only(
+    setup: tuple[httpx.AsyncClient, str], oauth: LocalOAuthServer
+) -> None:
+    http, app = setup
+    request_id, args = await _asked(http, app)
+    await http.post("/run", json=_body(app, answer(request_id, args, sign_in(args))))
+    await http.post(f"/apps/{app}/users/u1/sessions", json={"sessionId": "s2"})
+
+    later = await http.post("/run", json=run_body(app, "again", sid="s2"))
+    other = await http.post("/run", json=run_body(app, "me too", user="u2"))
+
+    assert '"user": "ada"' in json.dumps(later.json())  # no second sign-in for u1
+    assert "adk_request_credential" in other.text  # u2 signs in on their own
+    assert oauth.exchanges == 1
+
+
+async def test_credential_service_uris(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cryptography.fernet import Fernet
+
+    from adk_rx.auth import InMemoryCredentialService, SqlCredentialService
+    from adk_rx.cli.server.stores import credential_service_from_uri
+    from adk_rx.errors import ConfigurationError
+
+    assert isinstance(credential_service_from_uri("memory://"), InMemoryCredentialService)
+    monkeypatch.delenv("ADK_RX_CREDENTIAL_KEY", raising=False)
+    with pytest.raises(ConfigurationError, match="ADK_RX_CREDENTIAL_KEY"):
+        credential_service_from_uri(f"sqlite:///{tmp_path / 'c.db'}")
+    monkeypatch.setenv("ADK_RX_CREDENTIAL_KEY", Fernet.generate_key().decode())
+    sql = credential_service_from_uri(f"sqlite:///{tmp_path / 'c.db'}")
+    assert isinstance(sql, SqlCredentialService)
+    sql.close()
+    with pytest.raises(ConfigurationError, match="credential-service-uri"):
+        credential_service_from_uri("file:///tmp/x")

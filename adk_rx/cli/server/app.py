@@ -20,6 +20,7 @@ from starlette.routing import BaseRoute, Match, Route
 
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
+from adk_rx.auth import BaseCredentialService
 from adk_rx.errors import ConfigurationError, StoreError
 from adk_rx.events import Event
 from adk_rx.memory.base import BaseMemoryService
@@ -37,7 +38,12 @@ from .limits import Limits
 from .routes import adk_routes, adk_ui, live_route, run_routes, session_routes
 from .runners import AppRunners
 from .shared import Server, json_response
-from .stores import artifact_service_from_uri, follow_sessions, session_service_from_uri
+from .stores import (
+    artifact_service_from_uri,
+    credential_service_from_uri,
+    follow_sessions,
+    session_service_from_uri,
+)
 from .traces import trace_routes
 from .traces.trace_index import TraceIndex
 
@@ -108,6 +114,7 @@ def create_app(
     allowed_hosts: Iterable[str] | None = None,
     artifact_service: BaseArtifactService | None = None,
     memory_service: BaseMemoryService | None = None,
+    credential_service: BaseCredentialService | None = None,
     limits: Limits | None = None,
     ui: str = "adk-rx",
     allow_origins: Iterable[str] | None = None,
@@ -134,6 +141,8 @@ def create_app(
             :class:`SqlSessionService`, in memory otherwise.
         memory_service: default the session database when ``session_service`` is a
             :class:`SqlSessionService` (keyword search), in memory otherwise.
+        credential_service: where users' credentials for tools are kept (``adk_rx.auth``);
+            default in this process.
         tracer_provider: where the Runners' spans go (default OpenTelemetry's global one);
             a ``traceparent`` header on a run request makes its invocation continue that trace.
         meter_provider: where the Runners' metrics go (default the global one).
@@ -188,6 +197,7 @@ def create_app(
         ),
         artifact_service=artifact_service,
         memory_service=memory_service or InMemoryMemoryService(),
+        credential_service=credential_service,
         tracer_provider=tracer_provider,
         meter_provider=meter_provider,
     )
@@ -306,6 +316,7 @@ def serve(
     memory_embedder: str = "hashing",
     a2a: bool = False,
     artifact_service_uri: str | None = None,
+    credential_service_uri: str | None = None,
 ) -> None:
     """Runs the server on uvicorn until interrupted.
 
@@ -315,7 +326,10 @@ def serve(
     ``ADK_RX_BROKER_PREFIX`` sets the key prefix) let several server processes serve the same
     sessions. ``memory_service_uri`` with ``memory_embedder`` names a vector memory (see
     :func:`adk_rx.memory.uri.memory_service_from_uri`; default keyword memory in process).
-    ``artifact_service_uri`` names the artifact store. With a SQL ``session_service_uri``,
+    ``artifact_service_uri`` names the artifact store; ``credential_service_uri`` where users'
+    credentials for tools are kept (``memory://``, or a SQL URL for
+    :class:`~adk_rx.auth.SqlCredentialService`, keyed by ``ADK_RX_CREDENTIAL_KEY``). With a
+    SQL ``session_service_uri``,
     artifacts and memory not named otherwise go to the same database
     (:mod:`adk_rx.cli.server.stores`).
 
@@ -339,6 +353,9 @@ def serve(
     session_service = session_service_from_uri(session_service_uri) if session_service_uri else None
     artifact_service = (
         artifact_service_from_uri(artifact_service_uri) if artifact_service_uri else None
+    )
+    credential_service = (
+        credential_service_from_uri(credential_service_uri) if credential_service_uri else None
     )
     memory_service = None
     if memory_service_uri:
@@ -367,6 +384,7 @@ def serve(
         session_service=session_service,
         artifact_service=artifact_service,
         memory_service=memory_service,
+        credential_service=credential_service,
         broker=broker,
         data_dir=data_dir,
         a2a=a2a,

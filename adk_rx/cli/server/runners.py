@@ -12,6 +12,7 @@ from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
 from adk_rx.artifacts.base import BaseArtifactService
+from adk_rx.auth import BaseCredentialService, InMemoryCredentialService
 from adk_rx.errors import AgentLoadError, AppNotFoundError
 from adk_rx.loading.loader import discover_apps, import_traceback, load_app
 from adk_rx.memory.base import BaseMemoryService
@@ -39,6 +40,7 @@ class AppRunners:
         session_service: BaseSessionService,
         artifact_service: BaseArtifactService,
         memory_service: BaseMemoryService,
+        credential_service: BaseCredentialService | None = None,
         tracer_provider: TracerProvider | None = None,
         meter_provider: MeterProvider | None = None,
     ) -> None:
@@ -48,6 +50,7 @@ class AppRunners:
         self.session_service = session_service
         self.artifact_service = artifact_service
         self.memory_service = memory_service
+        self.credential_service = credential_service or InMemoryCredentialService()
         self._lock = threading.Lock()
         self._runners: dict[str, Runner] = {}
 
@@ -88,6 +91,7 @@ class AppRunners:
                     session_service=self.session_service,
                     artifact_service=self.artifact_service,
                     memory_service=self.memory_service,
+                    credential_service=self.credential_service,
                     tracer_provider=self.tracer_provider,
                     meter_provider=self.meter_provider,
                 )

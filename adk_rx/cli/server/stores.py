@@ -19,13 +19,19 @@ from adk_rx.artifacts import (
     InMemoryArtifactService,
     SqlArtifactService,
 )
+from adk_rx.auth import BaseCredentialService, InMemoryCredentialService, SqlCredentialService
 from adk_rx.errors import ConfigurationError
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.memory.sql import SqlMemoryService
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.sql import SqlSessionService
 
-__all__ = ["artifact_service_from_uri", "follow_sessions", "session_service_from_uri"]
+__all__ = [
+    "artifact_service_from_uri",
+    "credential_service_from_uri",
+    "follow_sessions",
+    "session_service_from_uri",
+]
 
 _SQL = ("sqlite", "postgresql", "postgres")
 
@@ -93,3 +99,23 @@ def follow_sessions(
         url = sessions.database.url.render_as_string(hide_password=False)
         return artifacts or SqlArtifactService(url), memory or SqlMemoryService(url)
     return artifacts or InMemoryArtifactService(), memory
+
+
+def credential_service_from_uri(uri: str) -> BaseCredentialService:
+    """The credential service a ``--credential-service-uri`` names.
+
+    ``memory://`` keeps credentials in this process; ``sqlite:///PATH`` and
+    ``postgresql://...`` keep them encrypted at rest (the key in ``ADK_RX_CREDENTIAL_KEY``).
+
+    Raises:
+        ConfigurationError: another scheme, or a SQL URL without a key.
+    """
+    scheme = _scheme(uri)
+    if scheme == "memory":
+        return InMemoryCredentialService()
+    if scheme in _SQL:
+        return SqlCredentialService(uri)
+    raise ConfigurationError(
+        f"--credential-service-uri must be memory://, sqlite:///PATH or postgresql://..., "
+        f"got {scheme}://"
+    )
