@@ -146,6 +146,7 @@ def server(name: str, folder: Path, uri: str | None) -> Iterator[Server]:
 async def _turns(srv: Server, clients: int, per_client: int, text: str = "hello") -> int:
     limits = httpx.Limits(max_connections=clients + 4, max_keepalive_connections=clients + 4)
     events = 0
+    failures: list[str] = []
     async with httpx.AsyncClient(base_url=srv.url, timeout=120, limits=limits) as http:
 
         async def client(index: int) -> None:
@@ -162,13 +163,22 @@ async def _turns(srv: Server, clients: int, per_client: int, text: str = "hello"
                     "new_message": {"role": "user", "parts": [{"text": text}]},
                     "streaming": True,
                 }
-                async with http.stream("POST", "/run_sse", json=body) as response:
-                    if response.status_code != 200:
-                        raise RuntimeError(f"{srv.name}: /run_sse {response.status_code}")
-                    async for line in response.aiter_lines():
-                        events += line.startswith("data:")
+                try:
+                    async with http.stream("POST", "/run_sse", json=body) as response:
+                        if response.status_code != 200:
+                            raise httpx.HTTPStatusError(
+                                str(response.status_code),
+                                request=response.request,
+                                response=response,
+                            )
+                        async for line in response.aiter_lines():
+                            events += line.startswith("data:")
+                except httpx.HTTPError as exc:  # counted and printed, the run goes on
+                    failures.append(f"{type(exc).__name__} {exc}"[:80])
 
         await asyncio.gather(*(client(i) for i in range(clients)))
+    if failures:
+        print(f"  {srv.name}: {len(failures)} failed turns, e.g. {failures[0]}", flush=True)
     return events
 
 

@@ -148,6 +148,12 @@ class Broker:
     def running_key(self, replica_id: str) -> str:
         return f"{self.prefix}:running:{replica_id}"
 
+    def cancelled_key(self, invocation_id: str) -> str:
+        return f"{self.prefix}:cancelled:{invocation_id}"
+
+    def session_key(self, key: tuple[str, str, str]) -> str:
+        return f"{self.prefix}:session:{json.dumps(list(key))}"
+
     @property
     def cancel_channel(self) -> str:
         return f"{self.prefix}:cancel"
@@ -209,6 +215,8 @@ class Broker:
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.hset(self.meta_key(invocation_id), mapping=meta)
                 pipe.hset(self.running_key(self.replica_id), invocation_id, running)
+                pipe.sadd(self.session_key(log.key), invocation_id)  # listed by every server
+                pipe.expire(self.session_key(log.key), int(self.expire_after))
                 await pipe.execute()
 
         try:
@@ -401,11 +409,33 @@ class Broker:
                 yield f"event: end\ndata: {ended}\n\n".encode()
                 return
 
+    async def of_session(self, key: tuple[str, str, str]) -> list[RemoteInvocation]:
+        """The session's invocations Redis still knows (any server's), in no order."""
+        ids = await self.redis.smembers(self.session_key(key))
+        found = [await self.find(invocation_id) for invocation_id in sorted(ids)]
+        return [remote for remote in found if remote is not None and remote.key == key]
+
     # -- cancelling -----------------------------------------------------------------------
     async def cancel(self, invocation_id: str) -> None:
         """Asks the owner of the invocation, wherever it runs, to cancel it.
 
+        The request is stored as well as published: an owner cut off from Redis when it
+        was published applies it once it is back (see ``Liveness``).
+
         Raises:
             redis.RedisError: Redis is unreachable.
         """
-        await self.redis.publish(self.cancel_channel, invocation_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(self.cancelled_key(invocation_id), "1", ex=int(self.expire_after))
+            pipe.publish(self.cancel_channel, invocation_id)
+            await pipe.execute()
+
+    async def stored_cancels(self, invocation_ids: list[str]) -> list[str]:
+        """Those of ``invocation_ids`` that someone asked to cancel."""
+        if not invocation_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for invocation_id in invocation_ids:
+                pipe.exists(self.cancelled_key(invocation_id))
+            answers = await pipe.execute()
+        return [i for i, found in zip(invocation_ids, answers, strict=True) if found]

@@ -4,7 +4,9 @@ Every server:
 
 * heartbeats: sets ``P:replica:{rid}`` with a TTL of three heartbeats, and lists itself in
   ``P:replicas``;
-* listens on ``P:cancel`` and cancels the runs it owns when asked;
+* listens on ``P:cancel`` and cancels the runs it owns when asked; a cancel is also stored
+  (``P:cancelled:{id}``), and a server that (re)subscribes applies the stored ones, so a
+  cancel published while the owner was cut off from Redis is not lost;
 * watches the others: a server whose heartbeat key is gone is dead. For each run on its
   ``P:running:{rid}`` list, one surviving server claims the run (``SET NX``) and closes it:
 
@@ -103,6 +105,7 @@ class Liveness:
             pubsub = broker.redis.pubsub()
             try:
                 await pubsub.subscribe(broker.cancel_channel)
+                await self.apply_stored_cancels()  # those published while we were away
                 async for message in pubsub.listen():
                     if message.get("type") != "message":
                         continue
@@ -117,6 +120,15 @@ class Liveness:
                 with contextlib.suppress(Exception):  # the connection may be gone already
                     await pubsub.aclose()
             await asyncio.sleep(0.2)
+
+    async def apply_stored_cancels(self) -> int:
+        """Cancels the runs of this server that a stored cancel names (published while it
+        was cut off from Redis); returns how many."""
+        running = {log.invocation_id: log for log in self.registry.running() if log.invocation_id}
+        asked = await self.broker.stored_cancels(sorted(running))
+        for invocation_id in asked:
+            self.registry.cancel(running[invocation_id])
+        return len(asked)
 
     # -- watching the others --------------------------------------------------------------
     async def _watch(self) -> None:

@@ -193,10 +193,21 @@ def _status(log: InvocationLog | RemoteInvocation) -> dict[str, Any]:
 
 
 async def list_invocations(request: Request) -> Response:
-    """The session's invocations the server still holds, oldest first."""
+    """The session's invocations, oldest first: those this server holds and, with a
+    broker, those Redis knows of every other server."""
     ids = _path_ids(request)
     key = (ids["app_name"], ids["user_id"], ids["session_id"])
-    return json_response([_status(log) for log in server_of(request).registry.of_session(key)])
+    server = server_of(request)
+    listed = {log.invocation_id: _status(log) for log in server.registry.of_session(key)}
+    if server.broker is not None:
+        try:
+            remote = await server.broker.of_session(key)
+        except Exception as exc:
+            raise HTTPException(503, f"the broker is unreachable: {exc}") from exc
+        for found in remote:
+            listed.setdefault(found.invocation_id, found.status_dict())
+    ordered = sorted(listed.values(), key=lambda status: status["created_at"] or 0.0)
+    return json_response(ordered)
 
 
 async def invocation_status(request: Request) -> Response:

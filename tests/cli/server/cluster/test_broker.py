@@ -212,3 +212,19 @@ def test_an_artifact_saved_through_one_server_is_served_by_another(tmp_path: Pat
         assert on_b.status_code == 200, on_b.text
         assert on_b.json() == {"text": "shared words"}
         assert http.get(f"{sessions_url(b, app)}/s7/artifacts").json() == ["note.txt"]
+
+
+def test_every_server_lists_the_sessions_invocations_of_every_server(tmp_path: Path) -> None:
+    with cluster(tmp_path, 2) as (servers, app, _, _), httpx.Client(timeout=30) as http:
+        a, b = servers
+        assert http.post(sessions_url(a, app), json={"session_id": "s8"}).status_code == 200
+        first = start(http, a, app, "s8", "hello one")
+        assert end_of(read_stream(a, app, "s8", first))["status"] == "completed"
+        second = start(http, b, app, "s8", "hello two")
+        assert end_of(read_stream(b, app, "s8", second))["status"] == "completed"
+        for server in servers:
+            listed = http.get(f"{sessions_url(server, app)}/s8/invocations").json()
+            assert [i["invocation_id"] for i in listed] == [first, second]
+            assert {i["status"] for i in listed} == {"completed"}
+        other = http.get(f"{server.url}/apps/{app}/users/u2/sessions/s8/invocations").json()
+        assert other == []
