@@ -10,7 +10,7 @@ from typing import TypeAlias, TypeVar, Union, cast
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.awaitable import LaterObservable
 from adk_rx.rx.schedulers import runtime_loop
 
 __all__ = ["AsyncSource", "from_async"]
@@ -136,4 +136,4 @@ def from_async(factory: Callable[[], AsyncSource[T]]) -> Observable[T]:
             loop.call_soon_threadsafe(start)
         return Disposable(dispose)
 
-    return AwaitableObservable(subscribe)
+    return LaterObservable(subscribe)

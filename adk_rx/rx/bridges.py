@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
-from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.awaitable import LaterObservable
 from adk_rx.rx.async_source import from_async
 from adk_rx.rx.iterators import to_async_iterable, to_iterable
 from adk_rx.rx.schedulers import io_scheduler, schedule_now
@@ -79,7 +79,7 @@ def from_blocking(fn: Callable[[], T], scheduler: abc.SchedulerBase | None = Non
 
         return Disposable(dispose)
 
-    return AwaitableObservable(subscribe)
+    return LaterObservable(subscribe)
 
 
 def from_blocking_iterable(
@@ -143,4 +143,4 @@ def from_blocking_iterable(
 
         return Disposable(dispose)
 
-    return AwaitableObservable(subscribe)
+    return LaterObservable(subscribe)

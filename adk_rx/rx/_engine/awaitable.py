@@ -32,6 +32,7 @@ from reactivex.scheduler import NewThreadScheduler
 
 __all__ = [
     "AwaitableObservable",
+    "LaterObservable",
     "awaitable",
     "awaitable_results",
     "count_as_awaitable",
@@ -45,7 +46,23 @@ _RUN_SCHEDULER = NewThreadScheduler()
 
 
 class AwaitableObservable(Observable[T]):
-    """An Observable whose ``await`` is safe across threads and yields None when empty."""
+    """An Observable whose ``await`` is safe across threads and yields None when empty.
+
+    It is also the runtime's light Observable: its ``lock`` (which only a few stock
+    operators, such as ``take_while``, take) is made on first use, not with every Observable
+    a turn builds (some forty per tool turn).
+    """
+
+    def __init__(self, subscribe: abc.Subscription[T] | None = None) -> None:  # pyright: ignore[reportMissingSuperCall]
+        self._subscribe = subscribe
+
+    @property
+    def lock(self) -> threading.RLock:  # pyright: ignore[reportIncompatibleVariableOverride]
+        """The stock Observable's lock, made when an operator first takes it."""
+        found = vars(self).get("_lock")
+        if found is None:
+            found = vars(self).setdefault("_lock", threading.RLock())
+        return found
 
     def __await__(self) -> Generator[Any, None, T]:
         loop = asyncio.get_running_loop()
@@ -107,6 +124,13 @@ class AwaitableObservable(Observable[T]):
         if failure:
             raise failure[0]
         return last[0]
+
+
+class LaterObservable(AwaitableObservable[T]):
+    """An Observable that hands its work off (a worker pool, an event loop), so it does not
+    answer while subscribed: :func:`~adk_rx.rx._engine.settle.settle` passes it on as it is
+    instead of holding what it emits (should a synchronous scheduler run it at once, the
+    Rx path that takes it over handles that too)."""
 
 
 def awaitable(source: Observable[T]) -> AwaitableObservable[T]:

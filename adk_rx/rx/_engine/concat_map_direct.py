@@ -33,6 +33,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SerialDisposable, SingleAssignmentDisposable
 
 from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.awaitable import AwaitableObservable
 
 __all__ = ["concat_map_direct"]
 
@@ -227,7 +228,7 @@ def concat_map_direct(
             )
             return CompositeDisposable(sink.upstream, _Disposer(sink))
 
-        return Observable(subscribe)
+        return AwaitableObservable(subscribe)
 
     return operator
 

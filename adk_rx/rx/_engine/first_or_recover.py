@@ -28,6 +28,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import CompositeDisposable, SerialDisposable
 
 from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.awaitable import AwaitableObservable
 
 __all__ = ["first_or_recover"]
 
@@ -103,4 +104,4 @@ def first_or_recover(
         sync.subscribe_inner(built, finish, failed, empty, scheduler, into=upstream)
         return both
 
-    return Observable(subscribe)
+    return AwaitableObservable(subscribe)

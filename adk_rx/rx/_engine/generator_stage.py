@@ -35,6 +35,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import SerialDisposable
 
 from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.awaitable import AwaitableObservable
 
 __all__ = ["Steps", "from_generator"]
 
@@ -66,7 +67,7 @@ def from_generator(make: Callable[[], Steps[T]]) -> Observable[T]:
         driver.start(generator)
         return driver
 
-    return Observable(subscribe)
+    return AwaitableObservable(subscribe)
 
 
 class _Driver(abc.DisposableBase, Generic[T]):

@@ -29,6 +29,7 @@ from reactivex.disposable import Disposable
 from reactivex.scheduler.currentthreadscheduler import CurrentThreadSchedulerSingleton
 from reactivex.scheduler.trampoline import Trampoline
 
+from adk_rx.rx._engine.awaitable import AwaitableObservable, LaterObservable
 from adk_rx.rx._engine.sync import SyncObservable, items
 
 __all__ = ["settle"]
@@ -160,7 +161,8 @@ def settle(source: Observable[T]) -> Observable[T]:
     Otherwise (it goes on later, or it failed) the Observable returned continues the running
     subscription: subscribe it once, at once; disposing it disposes ``source``.
     """
-    if type(source) is SyncObservable:
+    kind = type(source)
+    if kind is SyncObservable or kind is LaterObservable:  # known now, or known to wait
         return source
     held = _Held()
     held.subscription = _subscribe(source, held)
@@ -173,4 +175,4 @@ def settle(source: Observable[T]) -> Observable[T]:
         held.take_over(observer)
         return held
 
-    return Observable(subscribe)
+    return AwaitableObservable(subscribe)

@@ -346,6 +346,6 @@ def resume_on_error(
             )
             return CompositeDisposable(upstream, fallback)
 
-        return Observable(subscribe)
+        return AwaitableObservable(subscribe)
 
     return operator
