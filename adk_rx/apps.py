@@ -21,6 +21,7 @@ from adk_rx.compaction.config import EventsCompactionConfig
 from adk_rx.errors import ConfigurationError
 from adk_rx.models.context_cache import ContextCacheConfig
 from adk_rx.plugins import BasePlugin
+from adk_rx.pricing import Pricing
 
 __all__ = [
     "App",
@@ -84,6 +85,9 @@ class App:
         context_cache_config: cache the stable prefix of every model request (static
             instruction, tools, leading history) where the provider can (None: no explicit
             caching).
+        pricing: the prices of the models' tokens (``adk_rx.usage.Pricing``): ``adk-rx run``
+            shows each turn's cost, telemetry records each model call's cost, and a run whose
+            RunConfig has no pricing of its own is priced with it.
     """
 
     name: str
@@ -93,6 +97,7 @@ class App:
     resumability_config: ResumabilityConfig | None = None
     memory_config: MemoryConfig | None = None
     context_cache_config: ContextCacheConfig | None = None
+    pricing: Pricing | None = None
 
     def __init__(
         self,
@@ -104,6 +109,7 @@ class App:
         resumability_config: ResumabilityConfig | None = None,
         memory_config: MemoryConfig | None = None,
         context_cache_config: ContextCacheConfig | None = None,
+        pricing: Pricing | None = None,
     ) -> None:
         if not isinstance(root_agent, BaseAgent):
             raise ConfigurationError(
@@ -126,6 +132,8 @@ class App:
             context_cache_config, ContextCacheConfig
         ):
             raise ConfigurationError("context_cache_config must be a ContextCacheConfig")
+        if pricing is not None and not isinstance(pricing, Pricing):
+            raise ConfigurationError("pricing must be an adk_rx.usage.Pricing")
         set_ = object.__setattr__
         set_(self, "name", _check_app_name(name))
         set_(self, "root_agent", root_agent)
@@ -134,6 +142,7 @@ class App:
         set_(self, "resumability_config", resumability_config)
         set_(self, "memory_config", memory_config)
         set_(self, "context_cache_config", context_cache_config)
+        set_(self, "pricing", pricing)
 
     @property
     def is_resumable(self) -> bool:

@@ -13,12 +13,16 @@ read it:
 - :class:`UsagePlugin`, a plugin that keeps the same sums live for every invocation of a
   Runner (``plugin.usage(invocation_id)``), including the events of other sessions.
 
+With a :class:`Pricing` (``summarize_usage(events, pricing=...)``) the report says what the
+tokens cost, in total, per invocation and per agent (``report.cost``).
+
 Partial (streamed) events are skipped: the final event of a streamed call carries the
 usage of the whole call.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -37,8 +41,10 @@ __all__ = [
     "ModelPrice",
     "Pricing",
     "TokenUsage",
+    "UsageCost",
     "UsagePlugin",
     "UsageReport",
+    "event_cost",
     "summarize_usage",
     "usage_metadata",
 ]
@@ -118,6 +124,53 @@ def usage_metadata(usage: TokenUsage) -> types.GenerateContentResponseUsageMetad
 
 
 @dataclass(frozen=True)
+class UsageCost:
+    """What the tokens of a set of events cost, with a :class:`Pricing`.
+
+    Each event is priced by the model that answered (``event.model_version``, as the provider
+    reported it). An event whose model no pattern matches (or that names none, such as an
+    AgentTool's summed child usage) costs nothing and its model is listed in ``unpriced``.
+
+    Attributes:
+        total: everything summed.
+        by_invocation: invocation id -> its cost.
+        by_agent: agent name (the event's author) -> its cost, over all invocations.
+        unpriced: the model names that had usage but no price (``""``: not reported).
+    """
+
+    total: float = 0.0
+    by_invocation: Mapping[str, float] = field(default_factory=dict)
+    by_agent: Mapping[str, float] = field(default_factory=dict)
+    unpriced: frozenset[str] = frozenset()
+
+
+def event_cost(event: Event, pricing: Pricing) -> float:
+    """What one event's reported usage costs (0.0 for a partial event or one without usage)."""
+    if event.partial or event.usage_metadata is None:
+        return 0.0
+    return pricing.cost(event.model_version or "", event.usage_metadata)
+
+
+def _cost_of(events: Iterable[Event], pricing: Pricing) -> UsageCost:
+    total = 0.0
+    by_invocation: dict[str, float] = {}
+    by_agent: dict[str, float] = {}
+    unpriced: set[str] = set()
+    for event in events:
+        if event.partial or event.usage_metadata is None:
+            continue
+        model = event.model_version or ""
+        if pricing.price_of(model) is None:
+            unpriced.add(model)
+            continue
+        cost = pricing.cost(model, event.usage_metadata)
+        total += cost
+        by_invocation[event.invocation_id] = by_invocation.get(event.invocation_id, 0.0) + cost
+        by_agent[event.author] = by_agent.get(event.author, 0.0) + cost
+    return UsageCost(total, by_invocation, by_agent, frozenset(unpriced))
+
+
+@dataclass(frozen=True)
 class UsageReport:
     """Token usage of a set of events, in total and broken down.
 
@@ -126,24 +179,32 @@ class UsageReport:
         by_invocation: invocation id -> its usage.
         by_agent: agent name (the event's author) -> its usage, over all invocations.
         by_invocation_agent: (invocation id, agent name) -> usage.
+        cost: what the tokens cost (total, per invocation, per agent), when a pricing was
+            given; else None.
     """
 
     total: TokenUsage = _ZERO
     by_invocation: Mapping[str, TokenUsage] = field(default_factory=dict)
     by_agent: Mapping[str, TokenUsage] = field(default_factory=dict)
     by_invocation_agent: Mapping[tuple[str, str], TokenUsage] = field(default_factory=dict)
+    cost: UsageCost | None = None
 
 
-def summarize_usage(events: Iterable[Event]) -> UsageReport:
+def summarize_usage(events: Iterable[Event], pricing: Pricing | None = None) -> UsageReport:
     """Sums the usage metadata of ``events`` (partial events skipped).
 
     Args:
         events: any events, e.g. ``session.events`` or what ``runner.run(...)`` yielded.
+        pricing: prices of the models' tokens; with it the report's ``cost`` is filled in.
     """
+    events = list(events)
     tally = _Tally()
     for event in events:
         tally.add(event)
-    return tally.report()
+    report = tally.report()
+    if pricing is None:
+        return report
+    return dataclasses.replace(report, cost=_cost_of(events, pricing))
 
 
 class _Tally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -16,6 +17,7 @@ from adk_rx import (
     InMemorySessionService,
     LlmAgent,
     ResumabilityConfig,
+    RunConfig,
     Runner,
 )
 from adk_rx.loading.loader import load_app, load_target_app
@@ -220,3 +222,29 @@ def test_the_durable_app_example_pauses_resumes_and_deletes(tmp_path: Path):
         "approve: Approved: refunding 40 EUR.",
         "notify: Customer notified.",
     ]
+
+
+def test_the_apps_pricing_prices_a_run_whose_run_config_has_none() -> None:
+    from adk_rx.usage import ModelPrice, Pricing
+
+    pricing = Pricing({".*": ModelPrice(input_per_million=1.0, output_per_million=1.0)})
+    seen: list[object] = []
+
+    class Look(BasePlugin):
+        def before_model_callback(self, *, callback_context: Any, **_: Any) -> None:
+            seen.append(callback_context.invocation_context.run_config.pricing)
+
+    app = App(
+        name="desk",
+        root_agent=_agent("hello", "again"),
+        plugins=[Look(name="look")],
+        pricing=pricing,
+    )
+    runner = InMemoryRunner(app=app)
+    own = Pricing({".*": ModelPrice(input_per_million=5.0, output_per_million=5.0)})
+    for config in (RunConfig(auto_create_session=True), RunConfig(pricing=own)):
+        list(runner.run(user_id="u", session_id="s", new_message="hi", run_config=config))
+
+    assert seen == [pricing, own]
+    with pytest.raises(ConfigurationError, match="pricing"):
+        App(name="desk", root_agent=_agent("hello"), pricing={"x": 1})  # type: ignore[arg-type]

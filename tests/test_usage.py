@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from google.genai import types
 
 from adk_rx import InMemoryRunner, LlmAgent, LlmResponse, RunConfig, SequentialAgent, StreamingMode
 from adk_rx.testing import ScriptedLlm
-from adk_rx.usage import TokenUsage, UsagePlugin, summarize_usage
+from adk_rx.usage import ModelPrice, Pricing, TokenUsage, UsagePlugin, summarize_usage
 
 
 def usage(
@@ -121,3 +124,69 @@ def test_partial_events_and_events_without_usage_count_nothing() -> None:
     assert summarize_usage(events).total.total_tokens == 5
     assert summarize_usage([]).total == TokenUsage()
     assert str(TokenUsage()) == "no token counts"
+
+
+# -- cost ---------------------------------------------------------------------------------------
+
+
+def priced(reply: str, tokens: types.GenerateContentResponseUsageMetadata, model: str) -> Any:
+    return LlmResponse.text(reply, usage_metadata=tokens, model_version=model)
+
+
+PRICING = Pricing(
+    {
+        r"big-.*": ModelPrice(input_per_million=10.0, output_per_million=30.0),
+        r"small-.*": ModelPrice(
+            input_per_million=1.0, output_per_million=2.0, cached_input_per_million=0.5
+        ),
+    }
+)
+
+
+def test_summarize_usage_prices_each_response_by_its_model_per_invocation_and_agent() -> None:
+    first = LlmAgent(
+        name="draft",
+        model=ScriptedLlm(
+            [priced("a", usage(1_000, 100), "big-2"), priced("c", usage(1_000, 100), "big-2")]
+        ),
+    )
+    second = LlmAgent(
+        name="review",
+        model=ScriptedLlm(
+            [
+                priced("b", usage(2_000, 500, cached=1_000), "small-1"),
+                priced("d", usage(10, 10), "unknown-model"),
+            ]
+        ),
+    )
+    runner = InMemoryRunner(agent=SequentialAgent(name="pipeline", sub_agents=[first, second]))
+    events = [
+        e
+        for message in ("one", "two")
+        for e in runner.run(user_id="u", session_id="s", new_message=message, run_config=AUTO)
+    ]
+
+    cost = summarize_usage(events, pricing=PRICING).cost
+
+    assert cost is not None
+    big = 1_000 * 10e-6 + 100 * 30e-6  # 0.013
+    small = 1_000 * 1e-6 + 1_000 * 0.5e-6 + 500 * 2e-6  # 0.0025
+    assert cost.by_agent == pytest.approx({"draft": 2 * big, "review": small})
+    assert cost.total == pytest.approx(2 * big + small)
+    assert sorted(cost.by_invocation.values()) == pytest.approx(sorted([big, big + small]))
+    assert cost.unpriced == frozenset({"unknown-model"})
+    assert summarize_usage(events).cost is None
+
+
+def test_the_cli_turn_line_shows_the_cost_when_the_app_has_pricing() -> None:
+    from adk_rx.cli.stats import TurnStats
+
+    stats = TurnStats(PRICING)
+    stats.start()
+    for event in InMemoryRunner(
+        agent=LlmAgent(name="a", model=ScriptedLlm([priced("hi", usage(1_000, 100), "big-1")]))
+    ).run(user_id="u", session_id="s", new_message="hi", run_config=AUTO):
+        stats.on_event_callback(event=event)
+
+    assert "cost 0.0130" in str(stats.summary())
+    assert "cost" not in str(TurnStats().summary())

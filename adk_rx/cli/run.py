@@ -199,7 +199,7 @@ def _runner(app: App, *, in_memory: bool, sdk: SdkSetup | None) -> Runner:
     if not in_memory and os.environ.get(KEY_ENV):  # kept between runs, encrypted at rest
         credentials = SqlCredentialService(f"sqlite:///{Path.cwd() / STATE_DIR / 'sessions.db'}")
     return Runner(
-        app=app.replace(plugins=(*app.plugins, TurnStats())),
+        app=app.replace(plugins=(*app.plugins, TurnStats(app.pricing))),
         session_service=sessions,
         artifact_service=artifacts,
         memory_service=InMemoryMemoryService(),

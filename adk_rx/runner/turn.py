@@ -147,12 +147,15 @@ class _Opening:
 
     def open(self, session: Session) -> None:
         services, request, turn = self.services, self.request, self.turn
+        run_config = request.run_config
+        if services.app.pricing is not None and run_config.pricing is None:
+            run_config = run_config.model_copy(update={"pricing": services.app.pricing})
         ctx = InvocationContext(
             session=session,
             agent=services.app.root_agent,
             services=services,
             user_content=request.message,
-            run_config=request.run_config,
+            run_config=run_config,
             live_request_queue=request.live_queue,
         )
         if request.message is not None:

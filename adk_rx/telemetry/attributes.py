@@ -48,6 +48,7 @@ APP_NAME = "adk_rx.app_name"
 ERROR_CODE = "adk_rx.error_code"
 OUTCOME = "adk_rx.outcome"
 BRANCH = "adk_rx.branch"
+COST = "adk_rx.cost"
 
 
 def capture_content() -> bool:

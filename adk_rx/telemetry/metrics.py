@@ -4,6 +4,8 @@
   model call (``gen_ai.token.type`` = ``input`` / ``output``), when the response carries usage.
 * ``gen_ai.client.operation.duration`` (histogram, seconds): each model call, with
   ``error.type`` when it failed.
+* ``adk_rx.cost`` (counter, in the unit the app's ``Pricing`` is written in): what each model
+  call's tokens cost, by model (``gen_ai.request.model``), when the run has a pricing.
 * ``adk_rx.invocations`` (counter) and ``adk_rx.invocation.duration`` (histogram, seconds):
   every invocation, by ``adk_rx.outcome`` (``ok``, ``error``, ``cancelled``, ``timeout``).
 """
@@ -28,7 +30,7 @@ _DURATION_BUCKETS += [40.96, 81.92]
 class Instruments:
     """The instruments of one meter, created once per meter provider."""
 
-    __slots__ = ("invocation_duration", "invocations", "operation_duration", "token_usage")
+    __slots__ = ("cost", "invocation_duration", "invocations", "operation_duration", "token_usage")
 
     def __init__(self, meter: Meter) -> None:
         self.token_usage = meter.create_histogram(
@@ -42,6 +44,9 @@ class Instruments:
             unit="s",
             description="Duration of model calls",
             explicit_bucket_boundaries_advisory=_DURATION_BUCKETS,
+        )
+        self.cost = meter.create_counter(
+            "adk_rx.cost", unit="1", description="What model calls cost, by model (with a pricing)"
         )
         self.invocations = meter.create_counter(
             "adk_rx.invocations", unit="{invocation}", description="Invocations, by outcome"
@@ -60,8 +65,9 @@ class Instruments:
         input_tokens: int | None,
         output_tokens: int | None,
         error_type: str | None,
+        cost: float | None = None,
     ) -> None:
-        """Records one model call."""
+        """Records one model call (``cost``: what its tokens cost, with a pricing)."""
         common: dict[str, Any] = {attr.OPERATION: "generate_content", attr.REQUEST_MODEL: model}
         duration_attrs = common if error_type is None else {**common, attr.ERROR_TYPE: error_type}
         self.operation_duration.record(seconds, duration_attrs)
@@ -69,6 +75,8 @@ class Instruments:
             self.token_usage.record(input_tokens, {**common, attr.TOKEN_TYPE: "input"})
         if output_tokens is not None:
             self.token_usage.record(output_tokens, {**common, attr.TOKEN_TYPE: "output"})
+        if cost is not None:
+            self.cost.add(cost, common)
 
     def invocation(self, seconds: float, outcome: str, base: Mapping[str, Any]) -> None:
         """Records one finished invocation."""

@@ -82,7 +82,17 @@ class SpanWatcher(Watcher[Any]):
 class ModelSpan(SpanWatcher):
     """A ``call_llm`` span: token usage, finish reasons, the reply, and the model metrics."""
 
-    __slots__ = ("_error_type", "_input", "_model", "_output", "_reasons", "_reply", "_started")
+    __slots__ = (
+        "_error_type",
+        "_input",
+        "_model",
+        "_output",
+        "_reasons",
+        "_reply",
+        "_started",
+        "_usage",
+        "_version",
+    )
 
     def __init__(
         self, invocation: InvocationTrace, span: Span, context: Context, model: str
@@ -95,6 +105,8 @@ class ModelSpan(SpanWatcher):
         self._reasons: list[str] = []
         self._reply: Any = None
         self._error_type: str | None = None
+        self._usage: Any = None  # the complete response's usage metadata, for the cost
+        self._version: str | None = None
 
     def item(self, value: LlmResponse) -> None:
         """Takes note of a complete response's usage, finish reason and content."""
@@ -104,6 +116,8 @@ class ModelSpan(SpanWatcher):
             if usage is not None:
                 self._input = usage.prompt_token_count
                 self._output = usage.candidates_token_count
+                self._usage = usage
+                self._version = response.model_version
             reason = response.finish_reason
             if reason is not None:
                 self._reasons.append(str(getattr(reason, "value", reason)))
@@ -126,6 +140,11 @@ class ModelSpan(SpanWatcher):
             span.set_attribute(attr.RESPONSE_FINISH_REASONS, self._reasons)
         if self.invocation.capture and self._reply is not None:
             span.set_attribute(attr.OUTPUT_MESSAGES, attr.contents_json(self._reply))
+        pricing = self.invocation.pricing
+        cost = None
+        if pricing is not None and self._usage is not None:
+            cost = pricing.cost(self._version or self._model, self._usage)
+            span.set_attribute(attr.COST, cost)
         instruments = self.invocation.instruments
         if instruments is not None:
             instruments.model_call(
@@ -134,6 +153,7 @@ class ModelSpan(SpanWatcher):
                 self._input,
                 self._output,
                 self._error_type,
+                cost,
             )
 
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from adk_rx.flows.tool_call import Call
     from adk_rx.models.llm_request import LlmRequest
     from adk_rx.models.llm_response import LlmResponse
+    from adk_rx.pricing import Pricing
     from adk_rx.telemetry.metrics import Instruments
 
 __all__ = ["InvocationTrace", "TraceScope"]
@@ -53,6 +54,7 @@ class InvocationTrace:
         "capture",
         "context",
         "instruments",
+        "pricing",
         "span",
         "stop_code",
         "telemetry",
@@ -83,6 +85,7 @@ class InvocationTrace:
         )
         self.context = trace.set_span_in_context(self.span, parent)
         self.stop_code: str | None = None
+        self.pricing: Pricing | None = None  # the run's, set when the invocation opens
         self._started = 0.0 if instruments is None else time.perf_counter()
         self._lock = threading.Lock()
         self._ended = False
@@ -90,6 +93,7 @@ class InvocationTrace:
     def opened(self, ctx: InvocationContext) -> TraceScope:
         """The invocation has its id and root context; returns the root agent's scope."""
         self.base = {attr.CONVERSATION_ID: ctx.session.id, attr.INVOCATION_ID: ctx.invocation_id}
+        self.pricing = ctx.run_config.pricing
         self.span.set_attribute(attr.INVOCATION_ID, ctx.invocation_id)
         return TraceScope(self, self.context)
 

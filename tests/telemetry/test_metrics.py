@@ -97,3 +97,27 @@ def test_a_tool_turn_counts_each_model_call() -> None:
 
     (duration,) = traces.metrics()["gen_ai.client.operation.duration"]
     assert duration.count == 2
+
+
+def test_with_a_pricing_each_model_call_records_its_cost_on_the_span_and_the_counter() -> None:
+    from adk_rx.usage import ModelPrice, Pricing
+
+    traces = Traces()
+    reply = LlmResponse(
+        content=types.Content(role="model", parts=[types.Part(text="hi")]),
+        usage_metadata=types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=1_000, candidates_token_count=500
+        ),
+    )
+    pricing = Pricing({"scripted": ModelPrice(input_per_million=2.0, output_per_million=8.0)})
+    runner = traces.runner(LlmAgent(name="root", model=ScriptedLlm([reply, reply])))
+
+    turn(runner, run_config=RunConfig(pricing=pricing))
+    turn(runner)  # no pricing: no cost recorded
+
+    # 1000 * 2e-6 + 500 * 8e-6 = 0.006
+    (cost,) = traces.metrics()["adk_rx.cost"]
+    assert cost.value == pytest.approx(0.006)
+    assert cost.attributes["gen_ai.request.model"] == "scripted"
+    costs = [(s.attributes or {}).get("adk_rx.cost") for s in traces.named("call_llm")]
+    assert costs[0] == pytest.approx(0.006) and costs[1] is None
