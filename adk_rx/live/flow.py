@@ -32,6 +32,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
 from adk_rx.agents.llm import LlmAgent
+from adk_rx.auth.answers import take_answers
 from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.flows.functions import handle_function_calls
@@ -136,6 +137,8 @@ class _LiveSession:
             except ConfigurationError as exc:
                 self.out.fail(exc)
                 return
+            # A credential in an answer stays in memory: never stored, never sent to the model.
+            content = take_answers(self._ctx.shared, content)
             self.out.push(self._event("user", content=content))
             self.out.follow(connection.send_content(content))
         elif request.blob is not None:

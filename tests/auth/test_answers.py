@@ -48,3 +48,35 @@ def test_only_http_links_are_shown_and_malformed_requests_answer_nothing() -> No
     assert sign_in_uri({"authConfig": "nope"}) is None
     assert credential_answer({"authConfig": ["x"]}, "y") is None
     assert credential_answer({"authConfig": {"authScheme": {"type": "mutualTLS"}}}, "y") is None
+
+
+def test_take_answers_keeps_credentials_in_memory_and_leaves_other_parts() -> None:
+    from google.genai import types
+
+    from adk_rx.auth.answers import MAX_ANSWER_CHARS, RECEIVED, take_answers
+    from adk_rx.invocation_shared import InvocationShared
+
+    def response(call_id: str, name: str, body: dict) -> types.Part:
+        return types.Part(
+            function_response=types.FunctionResponse(id=call_id, name=name, response=body)
+        )
+
+    shared = InvocationShared(0)
+    content = types.Content(
+        role="user",
+        parts=[
+            types.Part(text="here"),
+            response("r1", "adk_request_credential", {"apiKey": "k-secret", "authType": "apiKey"}),
+            response("r2", "adk_request_credential", {"pad": "x" * MAX_ANSWER_CHARS}),
+            response("c1", "lookup", {"ok": 1}),
+        ],
+    )
+
+    kept = take_answers(shared, content)
+
+    assert "k-secret" not in kept.model_dump_json()
+    assert [p.function_response.response for p in kept.parts[1:3]] == [RECEIVED, RECEIVED]  # type: ignore[index,union-attr]
+    assert kept.parts[0].text == "here" and kept.parts[3] == content.parts[3]  # type: ignore[index]
+    assert shared.credential_answers == {"r1": {"apiKey": "k-secret", "authType": "apiKey"}}
+    plain = types.Content(role="user", parts=[types.Part(text="hi")])
+    assert take_answers(shared, plain) is plain

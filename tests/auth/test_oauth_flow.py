@@ -182,3 +182,43 @@ def test_an_answer_to_a_request_never_made_is_refused(server: LocalOAuthServer) 
     with pytest.raises(ConfigurationError):
         harness.turn(answer("not-" + request_id, args, sign_in(args)))
     assert server.exchanges == 0
+
+
+@pytest.mark.parametrize("continue_invocation", [True, False])
+def test_a_resumable_app_resumes_the_sign_in_in_the_paused_or_a_new_invocation(
+    server: LocalOAuthServer, continue_invocation: bool
+) -> None:
+    from reactivex import operators as ops
+
+    from adk_rx import App, InMemorySessionService, Runner
+    from adk_rx.apps import ResumabilityConfig
+
+    llm = ScriptedLlm([calls(call("whoami", {}, "c1")), "You are ada."])
+    app = App(
+        name="app",
+        root_agent=LlmAgent(name="root", model=llm, tools=[whoami_tool(server)]),
+        resumability_config=ResumabilityConfig(is_resumable=True),
+    )
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    runner.session_service.create_session(app_name="app", user_id="u", session_id="s").run()
+    first = (
+        runner.run_async(user_id="u", session_id="s", new_message="who?").pipe(ops.to_list()).run()
+    )
+    request_id, args = credential_request(first)
+
+    second = (
+        runner.run_async(
+            user_id="u",
+            session_id="s",
+            new_message=answer(request_id, args, sign_in(args)),
+            invocation_id=first[0].invocation_id if continue_invocation else None,
+        )
+        .pipe(ops.to_list())
+        .run()
+    )
+
+    assert simplify_events(second)[:2] == [
+        'root: FunctionResponse(whoami, {"user": "ada"})',
+        "root: You are ada.",
+    ]
+    assert server.exchanges == 1
