@@ -77,6 +77,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "adk_rx.callbacks",
             "adk_rx.callback_types",
             "adk_rx.plugins",
+            "adk_rx.instructions",
             "adk_rx.planners",
             "adk_rx.usage",
             "adk_rx.telemetry",

@@ -202,7 +202,7 @@ class BaseAgent:
                 return sync.just(self._callback_event(ctx, cc, content))
             state_only = (
                 sync.just(self._callback_event(ctx, cc, None))
-                if cc.state.has_delta()
+                if cc.state.has_delta() or cc.actions.artifact_delta
                 else sync.empty()
             )
             return state_only if then is None else state_only.pipe(ops.concat(then))

@@ -118,6 +118,7 @@ class BasePlugin:
 
 
 HOOKS = tuple(name for name in vars(BasePlugin) if name.endswith("_callback"))
+"""The names of the plugin hooks, in the order BasePlugin declares them."""
 
 
 class PluginManager:
