@@ -3,12 +3,19 @@
 Each function takes the scheme (its endpoints) and a credential carrying the client; each
 returns a new credential and never changes its argument. Token requests are blocking HTTP
 calls (authlib's httpx client, 10 s timeout): callers run them where blocking is allowed
-(a sync tool runs on the I/O scheduler). A failed request raises :class:`CredentialError`,
-whose text names the endpoint and the OAuth2 error code and never a secret.
+(a sync tool runs on the I/O scheduler). A public client (no secret) signs in with PKCE
+(S256), its verifier derived from the ``state`` (:func:`pkce_verifier`). A failed request
+raises :class:`CredentialError`, whose text names the endpoint and the OAuth2 error code and
+never a secret.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import os
+import secrets
 import time
 from typing import Any
 
@@ -21,6 +28,7 @@ __all__ = [
     "client_credentials",
     "exchange_code",
     "is_expired",
+    "pkce_verifier",
     "refresh",
     "token_endpoint",
 ]
@@ -97,20 +105,58 @@ def _oauth2(credential: AuthCredential | None) -> OAuth2Auth:
     return credential.oauth2
 
 
+_PKCE_KEY: list[bytes] = []
+
+
+def _pkce_key() -> bytes:
+    """The key PKCE verifiers are derived with: from ``ADK_RX_CREDENTIAL_KEY`` when set (so a
+    sign-in survives a restart, and every server process derives the same), else one random
+    key per process."""
+    if not _PKCE_KEY:
+        configured = os.environ.get("ADK_RX_CREDENTIAL_KEY", "")
+        material = configured.encode() if configured else secrets.token_bytes(32)
+        _PKCE_KEY.append(hashlib.sha256(b"adk_rx pkce\0" + material).digest())
+    return _PKCE_KEY[0]
+
+
+def pkce_verifier(state: str) -> str:
+    """The PKCE code verifier of the sign-in with ``state`` (RFC 7636, 43 characters).
+
+    Derived from the state with a key that never leaves the process, so the verifier is in
+    no event and no client's hands, and nothing has to be kept between the request and the
+    answer.
+    """
+    digest = hmac.new(_pkce_key(), state.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def _uses_pkce(oauth2: OAuth2Auth) -> bool:
+    """A public client (no secret) always uses PKCE (S256); a confidential one when asked."""
+    return not oauth2.client_secret or oauth2.code_challenge_method == "S256"
+
+
 def authorization_uri(scheme: AuthScheme, credential: AuthCredential | None) -> AuthCredential:
-    """A copy of ``credential`` with the sign-in ``auth_uri`` and a fresh ``state``."""
+    """A copy of ``credential`` with the sign-in ``auth_uri`` and a fresh ``state`` (and, for a
+    public client, a PKCE S256 challenge)."""
     oauth2 = _oauth2(credential)
     assert credential is not None
-    with _client(oauth2, scope=" ".join(_scopes(scheme))) as client:
+    pkce = _uses_pkce(oauth2)
+    extra: dict[str, Any] = {"code_challenge_method": "S256"} if pkce else {}
+    with _client(oauth2, scope=" ".join(_scopes(scheme)), **extra) as client:
         params: dict[str, str] = {"access_type": "offline", "prompt": oauth2.prompt or "consent"}
         if oauth2.audience:
             params["audience"] = oauth2.audience
         if oauth2.nonce:
             params["nonce"] = oauth2.nonce
-        uri, state = client.create_authorization_url(_authorization_endpoint(scheme), **params)
-    return credential.model_copy(
-        update={"oauth2": oauth2.model_copy(update={"auth_uri": uri, "state": state})}
-    )
+        state = secrets.token_urlsafe(24)
+        verifier = pkce_verifier(state) if pkce else None
+        uri, state = client.create_authorization_url(
+            _authorization_endpoint(scheme), state=state, code_verifier=verifier, **params
+        )
+    update: dict[str, Any] = {"auth_uri": uri, "state": state}
+    if pkce:
+        update["code_challenge_method"] = "S256"
+    return credential.model_copy(update={"oauth2": oauth2.model_copy(update=update)})
 
 
 def _with_tokens(credential: AuthCredential, oauth2: OAuth2Auth, token: Any) -> AuthCredential:
@@ -151,6 +197,8 @@ def exchange_code(scheme: AuthScheme, credential: AuthCredential) -> AuthCredent
         args["grant_type"] = "authorization_code"
     else:
         raise CredentialError("the auth response carries no code")
+    if oauth2.code_challenge_method == "S256" and oauth2.state:
+        args["code_verifier"] = pkce_verifier(oauth2.state)
     try:
         with _client(oauth2, state=oauth2.state) as client:
             token = client.fetch_token(url, state=oauth2.state, **args)

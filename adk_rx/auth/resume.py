@@ -62,6 +62,7 @@ def pinned_credential(request: AuthConfig, answer: Any) -> AuthCredential | None
                         "client_secret": None,
                         "redirect_uri": asked.oauth2.redirect_uri,
                         "state": asked.oauth2.state,
+                        "code_challenge_method": asked.oauth2.code_challenge_method,
                         "auth_uri": asked.oauth2.auth_uri,
                         "access_token": None,  # tokens come from the exchange, never the client
                         "refresh_token": None,

@@ -6,7 +6,9 @@
   ``redirect_uri`` with a one-time ``code`` and the ``state`` it was given (a test reads the
   redirect's ``Location``: the URL a browser would land on).
 * ``POST /token``: the ``authorization_code``, ``refresh_token`` and ``client_credentials``
-  grants, with the client authenticated by HTTP basic or in the form. Codes are single use.
+  grants, with the client authenticated by HTTP basic or in the form; a public client (its
+  id, no secret) may exchange a code whose sign-in carried a PKCE S256 challenge, with the
+  matching verifier. Codes are single use.
 * ``GET /api/me``, ``GET /api/notes/{note_id}``, ``POST /api/notes``: the protected API; a
   missing, unknown or expired bearer token answers 401.
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import hashlib
 import secrets
 import socket
 import threading
@@ -69,7 +72,7 @@ class LocalOAuthServer:
     client_grants: int = 0
     api_calls: int = 0
     issued: list[str] = field(default_factory=list)
-    _codes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    _codes: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     _tokens: dict[str, _Token] = field(default_factory=dict)
     _refresh: dict[str, str] = field(default_factory=dict)
     _notes: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -184,8 +187,13 @@ class LocalOAuthServer:
         if query.get("client_id") != self.client_id or not query.get("redirect_uri"):
             return JSONResponse({"error": "invalid_client"}, status_code=400)
         code = "code-" + secrets.token_hex(8)
+        challenge = ""
+        if query.get("code_challenge"):
+            if query.get("code_challenge_method") != "S256":
+                return JSONResponse({"error": "invalid_request"}, status_code=400)
+            challenge = query["code_challenge"]
         with self._lock:
-            self._codes[code] = (query["redirect_uri"], query.get("scope", ""))
+            self._codes[code] = (query["redirect_uri"], query.get("scope", ""), challenge)
             self.issued.append(code)
         params = {"code": code}
         if "state" in query:
@@ -223,8 +231,8 @@ class LocalOAuthServer:
         if len(body) > _MAX_BODY:
             return JSONResponse({"error": "invalid_request"}, status_code=413)
         form = {k: str(v) for k, v in (await request.form()).items()}
-        if not self._client(request, form):
-            return JSONResponse({"error": "invalid_client"}, status_code=401)
+        authenticated = self._client(request, form)
+        public = form.get("client_id") == self.client_id and "client_secret" not in form
         grant = form.get("grant_type")
         if grant == "authorization_code":
             with self._lock:
@@ -232,7 +240,14 @@ class LocalOAuthServer:
                 found = self._codes.pop(form.get("code", ""), None)
             if found is None or found[0] != form.get("redirect_uri", found[0]):
                 return JSONResponse({"error": "invalid_grant"}, status_code=400)
+            challenge = found[2]
+            if challenge and _s256(form.get("code_verifier", "")) != challenge:
+                return JSONResponse({"error": "invalid_grant"}, status_code=400)
+            if not authenticated and not (challenge and public):  # a public client needs PKCE
+                return JSONResponse({"error": "invalid_client"}, status_code=401)
             return JSONResponse(self._issue(self.user, found[1]))
+        if not authenticated and not (grant == "refresh_token" and public):
+            return JSONResponse({"error": "invalid_client"}, status_code=401)
         if grant == "refresh_token":
             with self._lock:
                 self.refreshes += 1
@@ -296,6 +311,11 @@ class LocalOAuthServer:
         note_id = str(len(self._notes) + 1)
         self._notes[f"{user}/{note_id}"] = {"id": note_id, "title": title, "body": note.get("body")}
         return JSONResponse(self._notes[f"{user}/{note_id}"])
+
+
+def _s256(verifier: str) -> str:
+    digest = hashlib.sha256(verifier.encode()).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 @contextlib.contextmanager

@@ -222,3 +222,40 @@ def test_a_resumable_app_resumes_the_sign_in_in_the_paused_or_a_new_invocation(
         "root: You are ada.",
     ]
     assert server.exchanges == 1
+
+
+def test_a_public_client_signs_in_with_pkce_and_the_verifier_is_never_stored(
+    server: LocalOAuthServer,
+) -> None:
+    from urllib.parse import parse_qs, urlsplit
+
+    from adk_rx import FunctionTool, ToolContext
+    from adk_rx.auth.oauth2 import pkce_verifier
+    from adk_rx.sessions.codec import encode_event
+
+    public = oauth_config(server)
+    assert public.raw_auth_credential is not None and public.raw_auth_credential.oauth2
+    public.raw_auth_credential.oauth2.client_secret = None
+
+    def whoami(tool_context: ToolContext) -> dict[str, str]:
+        """Tells who is signed in."""
+        credential = tool_context.get_auth_response(public)
+        if credential is None:
+            tool_context.request_credential(public)
+            return {"status": "waiting"}
+        return {"token": "yes" if credential.oauth2 and credential.oauth2.access_token else "no"}
+
+    llm = ScriptedLlm([calls(call("whoami", {}, "c1")), "done"])
+    harness = Harness(LlmAgent(name="root", model=llm, tools=[FunctionTool(whoami)]))
+    request_id, args = credential_request(harness.turn())
+    oauth2 = args["authConfig"]["exchangedAuthCredential"]["oauth2"]
+    query = parse_qs(urlsplit(oauth2["authUri"]).query)
+    assert query["code_challenge_method"] == ["S256"] and query["code_challenge"]
+    assert oauth2["codeChallengeMethod"] == "S256" and "codeVerifier" not in oauth2
+
+    second = harness.turn(answer(request_id, args, sign_in(args)))
+
+    assert second[0].get_function_responses()[0].response == {"token": "yes"}
+    assert server.exchanges == 1
+    stored = "".join(encode_event(e) for e in harness.session().events)
+    assert pkce_verifier(oauth2["state"]) not in stored
