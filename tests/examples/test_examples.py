@@ -89,3 +89,16 @@ def test_context_cache_reads_the_handbook_from_the_cache_every_turn() -> None:
 
     assert [line.split(":")[0] for line in lines] == ["turn 1", "turn 2", "turn 3"]
     assert all(" cached)]" in line for line in lines)
+
+
+def test_the_governing_example_hits_each_limit() -> None:
+    out = run(str(EXAMPLES / "governing.py")).splitlines()
+    assert out[0] == "1. budget: BudgetExceededError(max_tool_calls, allowed=2, used=2)"
+    assert "BUDGET_EXCEEDED" in out[1] and "'used': 2" in out[1]
+    assert out[2] == "   refused call answered: {'error': 'budget exceeded: max_tool_calls'}"
+    assert out[3] == "   next turn: ok"
+    assert out[4].startswith("2. cost: BudgetExceededError(max_cost")
+    assert out[6] == "3. deadline: {'error': \"tool 'crunch' timed out after 2 s\"}"
+    assert out[7] == "4. bulkhead: ['start 1', 'end 1', 'start 2', 'end 2']"
+    assert out[8] == "5. scoped exit: ['publish: chapter 1 out', 'publish: chapter 2 out']"
+    assert out[9].startswith("6. dedupe: ran 1 time(s); repeat {'deduplicated_from': ")
