@@ -36,6 +36,7 @@ class InvocationShared:
         "callback_data",
         "cancelled",
         "credential_answers",
+        "credential_lock",
         "credentials",
         "loop_exits",
         "tool_answers",
@@ -52,6 +53,7 @@ class InvocationShared:
         # the message before it is stored), and the credentials they gave, by credential key.
         self.credential_answers: dict[str, Any] = {}
         self.credentials: dict[str, Any] = {}
+        self.credential_lock = threading.RLock()  # one token request at a time per invocation
         self.loop_exits: set[str] = set()
         # RunConfig.dedupe_tool_calls: (tool name, canonical arguments) -> (call id, response).
         self.tool_answers: dict[tuple[str, str], tuple[str, Any]] = {}

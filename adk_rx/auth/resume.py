@@ -4,8 +4,9 @@ On the step after the user answered ``adk_request_credential``, each answer is p
 request this session stored (the answer cannot pick another request, client or ``state``),
 kept in the invocation's memory under the request's credential key, and the calls that
 asked run again. They read it with ``tool_context.get_auth_response``; an OAuth2 code is
-exchanged there, with the tool's own client. An answer for a request of another agent, or for
-no request at all, resumes nothing.
+exchanged there, with the tool's own client. Other calls of the same pause that asked for the
+same credential (they shared the one request) run again as well. An answer for a request of
+another agent, or for no request at all, resumes nothing.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ def resume_credentials(agent: LlmAgent, ctx: InvocationContext) -> Observable[An
     wanted = set(answered)
     originals: list[types.FunctionCall] = []
     asked: dict[str, str] = {}  # original call id -> request id
+    keys: dict[str, str] = {}  # credential key answered -> the invocation that asked
     for event in reversed(events[:-1]):
         if event.author != agent.name:
             continue
@@ -104,6 +106,16 @@ def resume_credentials(agent: LlmAgent, ctx: InvocationContext) -> Observable[An
                 ctx.shared.credentials[key] = credential
             if args.function_call_id not in asked:
                 asked[args.function_call_id] = call.id or ""
+            keys[key] = event.invocation_id
+    # Calls of the same pause that asked for the same credential got one request between
+    # them (one per credential key): they run again too.
+    for event in events[:-1]:
+        if event.author != agent.name:
+            continue
+        for call_id, config in event.actions.requested_auth_configs.items():
+            key = config.get("credentialKey") if isinstance(config, dict) else None
+            if key in keys and keys[key] == event.invocation_id and call_id not in asked:
+                asked[call_id] = ""
     if not asked:
         return None
     for event in reversed(events[:-1]):

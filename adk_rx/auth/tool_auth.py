@@ -77,7 +77,7 @@ def _with_client(credential: AuthCredential, config: AuthConfig) -> AuthCredenti
     return credential.model_copy(update={"oauth2": credential.oauth2.model_copy(update=client)})
 
 
-def get_auth_response(tool_context: ToolContext, auth_config: AuthConfig) -> AuthCredential | None:
+def _get_auth_response(tool_context: ToolContext, auth_config: AuthConfig) -> AuthCredential | None:
     """The credential for ``auth_config``: the user's answer of this turn, else a stored one.
 
     An answered OAuth2 code is exchanged for tokens (once); an expired token is refreshed.
@@ -121,7 +121,9 @@ def get_auth_response(tool_context: ToolContext, auth_config: AuthConfig) -> Aut
     return credential
 
 
-def resolve_credential(tool_context: ToolContext, auth_config: AuthConfig) -> AuthCredential | None:
+def _resolve_credential(
+    tool_context: ToolContext, auth_config: AuthConfig
+) -> AuthCredential | None:
     """A usable credential now, or None after asking the user for one.
 
     A configured API key or HTTP secret is used as it is; OAuth2 client credentials are
@@ -156,7 +158,7 @@ def resolve_credential(tool_context: ToolContext, auth_config: AuthConfig) -> Au
     return None
 
 
-def refreshed_credential(
+def _refreshed_credential(
     tool_context: ToolContext, auth_config: AuthConfig
 ) -> AuthCredential | None:
     """New tokens for a credential the API rejected (its refresh token used), saved; None when
@@ -181,3 +183,38 @@ def refreshed_credential(
     if service is not None:
         service.save_credential(**scope, credential=fresh)
     return fresh
+
+
+def get_auth_response(tool_context: ToolContext, auth_config: AuthConfig) -> AuthCredential | None:
+    """The credential for ``auth_config``: the user's answer of this turn, else a stored one.
+
+    An answered OAuth2 code is exchanged for tokens (once, however many calls of the turn
+    ask at the same time); an expired token is refreshed. Either is saved to the Runner's
+    credential service. Blocking (token requests).
+
+    Raises:
+        CredentialError: the code exchange failed (a wrong or used code, a mismatched state).
+    """
+    with tool_context.invocation_context.shared.credential_lock:
+        return _get_auth_response(tool_context, auth_config)
+
+
+def resolve_credential(tool_context: ToolContext, auth_config: AuthConfig) -> AuthCredential | None:
+    """A usable credential now, or None after asking the user for one.
+
+    A configured API key or HTTP secret is used as it is; OAuth2 client credentials are
+    fetched (and kept in the credential service); otherwise the user's credential is read
+    with :func:`get_auth_response` and, when there is none, requested.
+    """
+    with tool_context.invocation_context.shared.credential_lock:
+        return _resolve_credential(tool_context, auth_config)
+
+
+def refreshed_credential(
+    tool_context: ToolContext, auth_config: AuthConfig
+) -> AuthCredential | None:
+    """New tokens for a credential the API rejected (its refresh token used), saved; None when
+    it cannot be refreshed (no refresh token, or the server refused): the user signs in again.
+    """
+    with tool_context.invocation_context.shared.credential_lock:
+        return _refreshed_credential(tool_context, auth_config)

@@ -259,3 +259,18 @@ def test_a_public_client_signs_in_with_pkce_and_the_verifier_is_never_stored(
     assert server.exchanges == 1
     stored = "".join(encode_event(e) for e in harness.session().events)
     assert pkce_verifier(oauth2["state"]) not in stored
+
+
+def test_two_calls_needing_one_credential_share_one_request_and_both_run_again(
+    server: LocalOAuthServer,
+) -> None:
+    llm = ScriptedLlm([calls(call("whoami", {}, "c1"), call("whoami", {}, "c2")), "both ada"])
+    harness = _harness(server, llm)
+
+    first = harness.turn("who, twice?")
+    request_id, args = credential_request(first)  # one request for the two calls
+    second = harness.turn(answer(request_id, args, sign_in(args)))
+
+    responses = {r.id: r.response for r in second[0].get_function_responses()}
+    assert responses == {"c1": {"user": "ada"}, "c2": {"user": "ada"}}
+    assert server.exchanges == 1
