@@ -70,8 +70,10 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseSessio
 class Session:
     """A runner on one session; ``turn`` gives (events, error) of one run."""
 
-    def __init__(self, agent: Any, store: BaseSessionService) -> None:
-        self.runner = Runner(app_name="app", agent=agent, session_service=store)
+    def __init__(self, agent: Any, store: BaseSessionService, **runner: Any) -> None:
+        if agent is not None:
+            runner.update(app_name="app", agent=agent)
+        self.runner = Runner(session_service=store, **runner)
         store.create_session(app_name="app", user_id=USER, session_id="s1").run()
 
     def turn(self, message: str = "go", **config: Any) -> tuple[list[Event], Exception | None]:
@@ -290,3 +292,44 @@ def test_a_loop_ends_on_the_budget_not_its_iterations(store: BaseSessionService)
     assert isinstance(error, LlmCallsLimitExceededError)
     assert len(worker_llm.requests) == 4
     assert budget_record(session.stored())["used"] == 4
+
+
+def test_a_graph_workflows_agent_nodes_share_the_budget(store: BaseSessionService) -> None:
+    from adk_rx.workflow import START, Workflow
+
+    first_llm = ScriptedLlm([call_response("lookup", {"city": "a"}), "first done"])
+    second_llm = ScriptedLlm([call_response("lookup", {"city": "b"}, call_id="late"), "x"])
+    first = LlmAgent(name="first", model=first_llm, tools=[lookup])
+    second = LlmAgent(name="second", model=second_llm, tools=[lookup])
+    session = Session(Workflow(name="wf", edges=[(START, first, second)]), store)
+
+    _, error = session.turn(max_tool_calls=1)
+
+    assert isinstance(error, BudgetExceededError)
+    stored = session.stored()
+    assert budget_record(stored) == {"limit": "max_tool_calls", "allowed": 1, "used": 1}
+    assert answers(stored)["late"] == {"error": "budget exceeded: max_tool_calls"}
+
+
+def test_a_resumable_app_records_the_stop_and_its_next_turn_works(
+    store: BaseSessionService,
+) -> None:
+    from adk_rx import App, ResumabilityConfig
+
+    llm = ScriptedLlm(
+        [call_response("lookup", {"city": "a"}), call_response("lookup", {"city": "b"}), "hi"]
+    )
+    app = App(
+        name="app",
+        root_agent=LlmAgent(name="root", model=llm, tools=[lookup]),
+        resumability_config=ResumabilityConfig(is_resumable=True),
+    )
+    session = Session(None, store, app=app)
+
+    _, error = session.turn(max_tool_calls=1)
+    events, after = session.turn("again")
+
+    assert isinstance(error, BudgetExceededError)
+    assert after is None and "hi" in [e.text() for e in events]
+    assert unanswered_calls(llm.requests[-1]) == set()  # the refused call: "interrupted"
+    assert budget_record([e for e in session.stored() if e.error_code])["used"] == 1
