@@ -4,12 +4,14 @@ An *agent target* is one of:
 
 * a folder whose ``agent.py`` (or ``__init__.py``) exposes ``root_agent`` or ``app`` (an
   :class:`~adk_rx.apps.App`); the folder is imported as a package named after it, so
-  ``agent.py`` may use relative imports;
+  ``agent.py`` may use relative imports; or a folder with ``root_agent.yaml`` and no
+  ``agent.py``, google-adk's Agent Config (see :mod:`adk_rx.loading.agent_config`);
 * a ``.py`` file that exposes ``root_agent`` or ``app``;
 * a module path, ``pkg.mod`` (its ``app`` or ``root_agent``) or ``pkg.mod:attr``.
 
 An *agents folder* holds one app per sub-folder whose ``agent.py`` exposes ``root_agent`` or
-``app``; the app is named after the sub-folder (an ``app`` is renamed to it).
+``app`` (or that holds ``root_agent.yaml``); the app is named after the sub-folder (an
+``app`` is renamed to it).
 :func:`discover_apps` only looks at the files; :func:`load_app` imports an app on first use
 and keeps it.
 
@@ -33,6 +35,7 @@ from types import ModuleType
 from adk_rx.agents.base import BaseAgent
 from adk_rx.apps import App
 from adk_rx.errors import AgentLoadError, ConfigurationError
+from adk_rx.loading.agent_config import CONFIG_FILE, from_config
 from adk_rx.loading.extras import install_hint
 
 __all__ = [
@@ -81,7 +84,7 @@ def load_target_app(target: str) -> App:
 def _load(target: str) -> BaseAgent | App:
     path = Path(target)
     if path.is_dir():
-        return _agent_of(_import_folder(path), ROOT_AGENT, path)
+        return _folder_agent(path)
     if path.suffix == ".py":
         if not path.is_file():
             raise AgentLoadError(f"{target}: no such file")
@@ -130,7 +133,9 @@ def discover_apps(agents_dir: str | Path) -> dict[str, Path]:
     return {
         child.name: child
         for child in sorted(root.iterdir())
-        if child.is_dir() and child.name.isidentifier() and (child / "agent.py").is_file()
+        if child.is_dir()
+        and child.name.isidentifier()
+        and ((child / "agent.py").is_file() or (child / CONFIG_FILE).is_file())
     }
 
 
@@ -156,7 +161,7 @@ def load_app(agents_dir: str | Path, name: str) -> App:
     with _apps_lock:
         app = _apps.get(key)
         if app is None:
-            app = _named(_agent_of(_import_folder(folder), ROOT_AGENT, folder), name, folder)
+            app = _named(_folder_agent(folder), name, folder)
             _apps[key] = app
     return app
 
@@ -179,6 +184,21 @@ def import_traceback(error: BaseException) -> str:
 
 
 # -- importing ------------------------------------------------------------------------------
+def _folder_agent(folder: Path) -> BaseAgent | App:
+    """The agent of a folder: its agent.py (or __init__.py), else its root_agent.yaml."""
+    config = folder / CONFIG_FILE
+    if (
+        (folder / "agent.py").is_file()
+        or (folder / "__init__.py").is_file()
+        or not config.is_file()
+    ):
+        return _agent_of(_import_folder(folder), ROOT_AGENT, folder)
+    parent = str(folder.resolve().parent)
+    if parent not in sys.path:
+        sys.path.insert(0, parent)  # so the config's dotted names find the folder's modules
+    return from_config(config)
+
+
 def _agent_of(module: ModuleType, attr: str, where: object) -> BaseAgent | App:
     if attr == ROOT_AGENT and isinstance(getattr(module, APP, None), App):
         return getattr(module, APP)
