@@ -7,6 +7,10 @@ replica ``i + 1``, so every event but on a single replica crosses Redis. Prints 
 and SSE events/s. The single-process figures (one server, no broker, on the same database)
 are printed beside them.
 
+CPU: for each configuration, the CPU time the server processes, PostgreSQL and Redis used
+(when they run on this machine), per invocation and per event: the per-event costs that
+``docs/deployment.md`` sizes a deployment from.
+
 Time to first event: one invocation at a time, the time from the start request to the first
 event frame at a reader, median of FIRST runs: single process (reader on the same server, no
 broker) against two replicas (reader on the other one, through Redis).
@@ -38,6 +42,48 @@ TURNS = 60
 CONCURRENCY = 6
 FIRST = 15
 MESSAGE = "slow 20 0.001"  # 20 streamed chunks and the final reply: 21 events
+
+
+def _cpu(pid: int) -> float:
+    """Seconds of CPU process ``pid`` has used (all its threads); 0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _pids_named(*names: str) -> list[int]:
+    """The local processes whose command is one of ``names`` (the database, Redis)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() in names:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+class _Cpu:
+    """CPU seconds used between two points by the servers, PostgreSQL and Redis (when they
+    run on this machine)."""
+
+    def __init__(self, servers: list[ServerProcess]) -> None:
+        self.groups = {
+            "servers": [s.process.pid for s in servers],
+            "postgres": _pids_named("postgres"),
+            "redis": _pids_named("redis-server"),
+        }
+        self.start = self._now()
+
+    def _now(self) -> dict[str, float]:
+        return {name: sum(map(_cpu, pids)) for name, pids in self.groups.items()}
+
+    def used(self) -> dict[str, float]:
+        now = self._now()
+        return {name: now[name] - self.start[name] for name in now}
 
 
 def _env(*names: str) -> str:
@@ -76,7 +122,7 @@ async def _turn(
     return await _stream(http, f"{read.url}{base}/{session}/invocations/{iid}/events", t0)
 
 
-async def _throughput(servers: list[ServerProcess], app: str) -> tuple[float, float]:
+async def _throughput(servers: list[ServerProcess], app: str) -> tuple[float, float, str]:
     gate = asyncio.Semaphore(CONCURRENCY)
     async with httpx.AsyncClient(timeout=60) as http:
 
@@ -88,10 +134,17 @@ async def _throughput(servers: list[ServerProcess], app: str) -> tuple[float, fl
         await one(0)  # warm-up: the app is imported on first use
         for i in range(1, len(servers)):
             await one(i)
+        cpu = _Cpu(servers)
         t0 = time.perf_counter()
         counts = await asyncio.gather(*(one(i) for i in range(TURNS)))
         wall = time.perf_counter() - t0
-    return TURNS / wall, sum(counts) / wall
+        used = cpu.used()
+    events = sum(counts)
+    costs = ", ".join(
+        f"{name} {seconds * 1000 / TURNS:.1f} ms/turn {seconds * 1e6 / events:.0f} us/event"
+        for name, seconds in used.items()
+    )
+    return TURNS / wall, events / wall, costs
 
 
 async def _first_event(servers: list[ServerProcess], app: str) -> float:
@@ -109,13 +162,15 @@ def main() -> None:
     app = unique_app("bench")
     agents = write_agents(work / "agents", app)
     print(f"{TURNS} invocations of {MESSAGE!r}, {CONCURRENCY} at a time; 2 cores shared")
+    first = 0.0
     with scratch_schema() as database:
         with api_server_process(agents, work, "--session-service-uri", database) as single:
-            solo_rate, solo_events = asyncio.run(_throughput([single], app))
+            solo_rate, solo_events, solo_costs = asyncio.run(_throughput([single], app))
             solo_first = asyncio.run(_first_event([single], app))
         print(
             f"single process, no broker: {solo_rate:7.1f} invocations/s {solo_events:8.0f} events/s"
         )
+        print(f"    CPU: {solo_costs}")
         for count in (1, 2, 3):
             with key_prefix() as prefix, ExitStack() as stack:
                 options = ("--session-service-uri", database, "--broker-url", redis)
@@ -124,9 +179,10 @@ def main() -> None:
                     stack.enter_context(api_server_process(agents, work, *options, env=env))
                     for _ in range(count)
                 ]
-                rate, events = asyncio.run(_throughput(servers, app))
+                rate, events, costs = asyncio.run(_throughput(servers, app))
                 figures = f"{rate:7.1f} invocations/s {events:8.0f} events/s"
                 print(f"{count} replica(s) + Redis:    {figures}  ({rate / solo_rate:.2f}x single)")
+                print(f"    CPU: {costs}")
                 if count == 2:
                     first = asyncio.run(_first_event(servers, app))
     print(

@@ -1,7 +1,7 @@
 """Invocation logs, cancels and liveness on Redis, for several server processes.
 
-With ``--broker-url redis://...`` every server-owned invocation is published to Redis, so a
-client routed to any server process can stream and cancel it. Redis is transient; the
+With ``--broker-url redis://...`` every server-owned invocation is known to Redis, so a
+client routed to any server process can list, stream and cancel it. Redis is transient; the
 session store (PostgreSQL) stays the truth: losing Redis loses no stored event.
 
 Keys (``P`` is the key prefix, ``adk_rx`` by default)::
@@ -12,12 +12,21 @@ Keys (``P`` is the key prefix, ``adk_rx`` by default)::
     P:replicas            set of server ids that may own runs
     P:running:{rid}       hash: invocation id -> session of the runs a server owns
     P:claim:{id}          who recovers the invocation of a server that died (SET NX)
+    P:session:{key}       set of a session's invocation ids (the listing of every server)
+    P:wanted:{id}         a reader elsewhere wants the events (and P:want, its channel)
+    P:cancelled:{id}      a cancel request, kept for an owner that missed the message
     P:cancel              pub/sub channel of cancel requests (the invocation id)
 
-The owner publishes by reading its own in-process log at its own pace (like any reader), so a
-slow or failing Redis never slows the run: a failed write is logged and retried, and the run
-goes on. Entry ids are the log's cursors, so the SSE ``id:`` / ``after=`` cursors are the same
-on every server. Readers elsewhere read the stream with ``XREAD BLOCK``.
+Every run is announced (its record, so any server finds, lists and cancels it), but its
+events cross Redis only once a reader on another server asks for them (``P:wanted:{id}``
+and a message on ``P:want``): the owner then publishes the log from its first entry. A run
+nobody reads elsewhere costs Redis its record and its end entry; a reader that comes after
+its end is served the stored events from the session, with the same cursors (the record
+keeps them). The owner publishes by reading its own in-process log at its own pace (like any
+reader), one pipelined write per burst, so a slow or failing Redis never slows the run: a
+failed write is logged and retried, and the run goes on. Entry ids are the log's cursors, so
+the SSE ``id:`` / ``after=`` cursors are the same on every server. Readers elsewhere read the
+stream with ``XREAD BLOCK`` (:mod:`adk_rx.cli.server.cluster.remote`).
 
 Liveness (heartbeats, and what another server does when one dies) is in
 :mod:`adk_rx.cli.server.cluster.broker_liveness`.
@@ -31,61 +40,20 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 from adk_rx.errors import BrokerUnavailableError, ConfigurationError
 
 from ..invocations.log import InvocationLog
+from .remote import RemoteInvocation, float_of, head_of
 
 __all__ = ["Broker", "RemoteInvocation"]
 
 _log = logging.getLogger("adk_rx.server.broker")
-PING = b": ping\n\n"
 RETRY_FIRST = 0.1
 RETRY_LONGEST = 2.0
 ANNOUNCE_WAIT = 1.0
 FIND_ATTEMPTS = 5
-
-
-@dataclass(frozen=True, slots=True)
-class RemoteInvocation:
-    """An invocation as Redis describes it (owned by this server or another one)."""
-
-    invocation_id: str
-    key: tuple[str, str, str]
-    owner: str
-    status: str
-    error: str | None
-    head: int
-    created_at: float | None
-    finished_at: float | None
-
-    def status_dict(self) -> dict[str, Any]:
-        """The invocations routes' status object."""
-        return {
-            "invocation_id": self.invocation_id,
-            "status": self.status,
-            "error": self.error,
-            "last_event_id": self.head,
-            "created_at": self.created_at,
-            "finished_at": self.finished_at,
-        }
-
-
-def _float(value: str | None) -> float | None:
-    return float(value) if value not in (None, "") else None
-
-
-def _head(meta: dict[str, str], newest: list[Any]) -> int:
-    """The cursor of an invocation's newest event: written at its end, else the stream's
-    last entry id (entries are written without touching the hash)."""
-    if meta.get("finished_at") or not newest:
-        return int(meta.get("head") or 0)
-    entry_id, fields = newest[0]
-    seq = int(str(entry_id).partition("-")[2])
-    return seq - 1 if "end" in fields else seq
 
 
 class Broker:
@@ -135,6 +103,7 @@ class Broker:
         self._tasks: set[asyncio.Task[None]] = set()
         self._publishers: set[asyncio.Task[None]] = set()
         self.closing = False
+        self._wanted: dict[str, asyncio.Event] = {}  # this server's runs, until published
         self.writes = 0  # pipelined round trips that published events (one per burst)
         self.entries_written = 0  # events published
 
@@ -147,6 +116,13 @@ class Broker:
 
     def running_key(self, replica_id: str) -> str:
         return f"{self.prefix}:running:{replica_id}"
+
+    def wanted_key(self, invocation_id: str) -> str:
+        return f"{self.prefix}:wanted:{invocation_id}"
+
+    @property
+    def want_channel(self) -> str:
+        return f"{self.prefix}:want"
 
     def cancelled_key(self, invocation_id: str) -> str:
         return f"{self.prefix}:cancelled:{invocation_id}"
@@ -219,11 +195,22 @@ class Broker:
                 pipe.expire(self.session_key(log.key), int(self.expire_after))
                 await pipe.execute()
 
+        wanted = self._wanted[invocation_id] = asyncio.Event()
         try:
             await self.retrying(begin, log, "announcing")
         finally:
             if not announced.done():
                 announced.set_result(None)
+        try:
+            if not await self._await_reader(log, invocation_id, wanted):
+                end = {"invocation_id": invocation_id, "status": log.status, "error": log.error}
+                stored = log.stored_seqs
+                await self.retrying(
+                    lambda: self.finish(invocation_id, end, log.head, stored), log, "ending"
+                )
+                return
+        finally:
+            self._wanted.pop(invocation_id, None)
         cursor = 0
         while True:
             read = log.read_after(cursor, 256)
@@ -235,6 +222,39 @@ class Broker:
                 await log.wait(None)
         end = {"invocation_id": invocation_id, "status": log.status, "error": log.error}
         await self.retrying(lambda: self.finish(invocation_id, end, cursor), log, "ending")
+
+    async def _await_reader(
+        self, log: InvocationLog, invocation_id: str, wanted: asyncio.Event
+    ) -> bool:
+        """Waits until a reader on another server wants the events (True) or the run ends
+        unread (False): events cross Redis only when someone elsewhere reads them."""
+        with contextlib.suppress(Exception):  # Redis down: the listener tells us later
+            if await self.redis.exists(self.wanted_key(invocation_id)):
+                return True
+        asked = asyncio.ensure_future(wanted.wait())
+        try:
+            await asyncio.wait({asked, log.ended}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            asked.cancel()
+        return wanted.is_set()
+
+    def mark_wanted(self, invocation_id: str) -> None:
+        """A reader elsewhere wants the events of this server's run (from the listener)."""
+        wanted = self._wanted.get(invocation_id)
+        if wanted is not None:
+            wanted.set()
+
+    def unpublished(self) -> list[str]:
+        """This server's runs whose events nobody elsewhere has asked for yet."""
+        return [i for i, wanted in self._wanted.items() if not wanted.is_set()]
+
+    async def want(self, invocation_id: str) -> None:
+        """Asks the owner to publish the run's events (stored, so an owner that missed the
+        message finds it when it listens again)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(self.wanted_key(invocation_id), "1", ex=int(self.expire_after))
+            pipe.publish(self.want_channel, invocation_id)
+            await pipe.execute()
 
     async def _append(self, log: InvocationLog, invocation_id: str, entries: list[Any]) -> int:
         """XADDs ``entries`` (what the log gained since the last write: one burst) in one
@@ -265,14 +285,23 @@ class Broker:
         return last
 
     async def finish(
-        self, invocation_id: str, end: dict[str, Any], cursor: int, owner: str | None = None
+        self,
+        invocation_id: str,
+        end: dict[str, Any],
+        cursor: int,
+        stored: list[int] | None = None,
+        owner: str | None = None,
     ) -> None:
         """Writes the end entry (id ``cursor + 1``), the final status and the expiry, and
-        takes the run off its owner's list (this server's, or ``owner``'s)."""
+        takes the run off its owner's list (this server's, or ``owner``'s). ``stored``: the
+        cursors of the stored events of a run whose events were not published (a reader
+        elsewhere is then served them from the session, with the same cursors)."""
         stream = self.stream_key(invocation_id)
         meta = self.meta_key(invocation_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.xadd(stream, {"end": json.dumps(end)}, id=f"0-{cursor + 1}")
+            if stored is not None:
+                pipe.hset(meta, "stored", json.dumps(stored))
             pipe.hset(
                 meta,
                 mapping={
@@ -344,70 +373,11 @@ class Broker:
             owner=meta.get("owner", ""),
             status=meta.get("status", "running"),
             error=meta.get("error") or None,
-            head=_head(meta, newest),
-            created_at=_float(meta.get("created_at")),
-            finished_at=_float(meta.get("finished_at")),
+            head=head_of(meta, newest),
+            created_at=float_of(meta.get("created_at")),
+            finished_at=float_of(meta.get("finished_at")),
+            stored=json.loads(meta["stored"]) if meta.get("stored") else None,
         )
-
-    async def frames(
-        self, invocation_id: str, after: int, heartbeat: float, batch: int
-    ) -> AsyncIterator[bytes]:
-        """The invocations SSE stream of an invocation, read from its Redis stream.
-
-        The same frames as a reader of the owner's log gets: ``id: <cursor>`` + ``data:``
-        per event, ``: ping`` after ``heartbeat`` seconds of silence, ``event: gap`` for
-        entries trimmed before the reader got them, and ``event: end``. A Redis failure is
-        retried (with pings to the client meanwhile) from the same cursor.
-        """
-        stream = self.stream_key(invocation_id)
-        cursor = after
-        wait = RETRY_FIRST
-        block = max(1, int(heartbeat * 1000))
-        while True:
-            try:
-                answer = await self.redis.xread({stream: f"0-{cursor}"}, count=batch, block=block)
-                wait = RETRY_FIRST
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                _log.warning("broker: reading invocation %s failed: %s", invocation_id, exc)
-                yield PING
-                await asyncio.sleep(wait)
-                wait = min(wait * 2, RETRY_LONGEST)
-                continue
-            if not answer:
-                # Nothing new: the run is quiet, or it ended before this cursor (a cursor
-                # past the end entry), or its keys expired.
-                try:
-                    known = await self.find(invocation_id)
-                except BrokerUnavailableError:
-                    yield PING
-                    continue
-                if known is None or known.finished_at is not None:
-                    status = "expired" if known is None else known.status
-                    error = None if known is None else known.error
-                    end = {"invocation_id": invocation_id, "status": status, "error": error}
-                    yield f"event: end\ndata: {json.dumps(end)}\n\n".encode()
-                    return
-                yield PING
-                continue
-            chunks: list[str] = []
-            ended: str | None = None
-            for entry_id, fields in answer[0][1]:
-                seq = int(entry_id.partition("-")[2])
-                if "end" in fields:
-                    ended = fields["end"]
-                    break
-                if seq > cursor + 1:
-                    gap = json.dumps({"from": cursor + 1, "to": seq - 1})
-                    chunks.append(f"event: gap\ndata: {gap}\n\n")
-                chunks.append(f"id: {seq}\ndata: {fields['e']}\n\n")
-                cursor = seq
-            if chunks:
-                yield "".join(chunks).encode()
-            if ended is not None:
-                yield f"event: end\ndata: {ended}\n\n".encode()
-                return
 
     async def of_session(self, key: tuple[str, str, str]) -> list[RemoteInvocation]:
         """The session's invocations Redis still knows (any server's), in no order."""

@@ -104,10 +104,14 @@ class Liveness:
         while True:
             pubsub = broker.redis.pubsub()
             try:
-                await pubsub.subscribe(broker.cancel_channel)
+                await pubsub.subscribe(broker.cancel_channel, broker.want_channel)
                 await self.apply_stored_cancels()  # those published while we were away
+                await self.apply_stored_wants()
                 async for message in pubsub.listen():
                     if message.get("type") != "message":
+                        continue
+                    if message.get("channel") == broker.want_channel:
+                        broker.mark_wanted(str(message["data"]))
                         continue
                     log = self.registry.get(str(message["data"]))
                     if log is not None:
@@ -129,6 +133,19 @@ class Liveness:
         for invocation_id in asked:
             self.registry.cancel(running[invocation_id])
         return len(asked)
+
+    async def apply_stored_wants(self) -> None:
+        """Publishes the runs a reader elsewhere asked for while this server was not listening."""
+        waiting = self.broker.unpublished()
+        if not waiting:
+            return
+        async with self.broker.redis.pipeline(transaction=False) as pipe:
+            for invocation_id in waiting:
+                pipe.exists(self.broker.wanted_key(invocation_id))
+            found = await pipe.execute()
+        for invocation_id, wanted in zip(waiting, found, strict=True):
+            if wanted:
+                self.broker.mark_wanted(invocation_id)
 
     # -- watching the others --------------------------------------------------------------
     async def _watch(self) -> None:

@@ -98,6 +98,7 @@ class InvocationLog:
         self._waiters: list[asyncio.Future[None]] = []
         self._wake_scheduled = False
         self._started: asyncio.Future[str | None] = loop.create_future()
+        self.ended: asyncio.Future[None] = loop.create_future()  # resolved on the loop at the end
 
     # -- writers (any thread) -------------------------------------------------------------
     def add(self, event: Event) -> None:
@@ -223,6 +224,8 @@ class InvocationLog:
                 future.set_result(None)
 
     def _resolve_started(self) -> None:
+        if self.finished and not self.ended.done():
+            self.ended.set_result(None)
         if self._started.done():
             return
         if self.invocation_id is not None or self.finished:

@@ -7,6 +7,7 @@ carry the invocation id, so the client can reattach through ``.../invocations/{i
 
 from __future__ import annotations
 
+from array import array
 from typing import Any, NoReturn
 
 from starlette.exceptions import HTTPException
@@ -19,7 +20,8 @@ from adk_rx.events import Event
 from adk_rx.runner import Runner
 from adk_rx.telemetry.propagation import continued_trace
 
-from ..cluster.broker import BrokerUnavailableError, RemoteInvocation
+from ..cluster.broker import BrokerUnavailableError
+from ..cluster.remote import RemoteInvocation, remote_frames
 from ..cluster.turns import hold_turn, release_turn
 from ..edge.bodies import RunBody, parse_run_body
 from ..edge.body_reader import read_json
@@ -234,16 +236,45 @@ async def invocation_events(request: Request) -> Response:
     limits = server.limits
     if isinstance(log, RemoteInvocation):
         assert server.broker is not None
-        frames = server.broker.frames(
-            log.invocation_id, after, limits.heartbeat, limits.batch_events
-        )
-        return sse_response(frames)
+        if log.stored is not None:  # ended before anyone elsewhere read it: from the store
+            log = _tombstone_of(log)
+        else:
+            if log.finished_at is None:
+                await _want(server, log.invocation_id)
+            frames = remote_frames(
+                server.broker, log.invocation_id, after, limits.heartbeat, limits.batch_events
+            )
+            return sse_response(frames)
     if isinstance(log, Tombstone):  # its log was evicted: the store has its events
         app_name, user, sid = log.key
         session = await find_session(request, app_name, user, sid)
         entries = stored_entries(session.events, log)
         return sse_response(replay_frames(entries, log, after, limits.batch_events))
     return sse_response(invocation_frames(log, after, limits.heartbeat, limits.batch_events))
+
+
+async def _want(server: Server, invocation_id: str) -> None:
+    """Asks the owner to publish the run's events (it publishes only what is read)."""
+    assert server.broker is not None
+    try:
+        await server.broker.want(invocation_id)
+    except Exception as exc:
+        raise HTTPException(503, f"the broker is unreachable: {exc}") from exc
+
+
+def _tombstone_of(remote: RemoteInvocation) -> Tombstone:
+    stored = remote.stored or []
+    plain = all(seq == index for index, seq in enumerate(stored, 1))
+    return Tombstone(
+        key=remote.key,
+        invocation_id=remote.invocation_id,
+        status=remote.status,
+        error=remote.error,
+        created_at=remote.created_at or 0.0,
+        finished_at=remote.finished_at or 0.0,
+        head=remote.head,
+        stored_seqs=None if plain else array("q", stored),
+    )
 
 
 async def cancel_invocation(request: Request) -> Response:

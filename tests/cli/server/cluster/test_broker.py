@@ -228,3 +228,26 @@ def test_every_server_lists_the_sessions_invocations_of_every_server(tmp_path: P
             assert {i["status"] for i in listed} == {"completed"}
         other = http.get(f"{server.url}/apps/{app}/users/u2/sessions/s8/invocations").json()
         assert other == []
+
+
+def test_a_run_nobody_reads_elsewhere_crosses_redis_only_as_its_end(tmp_path: Path) -> None:
+    import redis as redis_client
+
+    from tests.cli.server.redis_support import redis_url
+
+    with cluster(tmp_path, 2) as (servers, app, _, prefix), httpx.Client(timeout=30) as http:
+        a, b = servers
+        assert http.post(sessions_url(a, app), json={"session_id": "s6"}).status_code == 200
+        iid = start(http, a, app, "s6", "slow 5 0.001")
+        on_a = read_stream(a, app, "s6", iid)
+        assert end_of(on_a)["status"] == "completed"
+        with redis_client.Redis.from_url(redis_url(), decode_responses=True) as client:
+            entries = client.xrange(f"{prefix}:inv:{iid}:events")
+        assert [list(fields) for _, fields in entries] == [["end"]]
+        # Read elsewhere afterwards: the stored events, from the session, with A's cursors.
+        on_b = read_stream(b, app, "s6", iid)
+        stored_on_a = [(f.id, json.loads(f.data or "")["id"]) for f in on_a if f.id is not None]
+        stored_on_a = [pair for pair in stored_on_a if pair[0] == stored_on_a[-1][0]]
+        seen_on_b = [(f.id, json.loads(f.data or "")["id"]) for f in on_b if f.id is not None]
+        assert seen_on_b[-1] == stored_on_a[-1]
+        assert end_of(on_b)["status"] == "completed"
