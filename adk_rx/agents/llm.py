@@ -105,12 +105,20 @@ class LlmAgent(BaseAgent):
             result) or ``"task"`` (the parent calls it as a tool; it talks with the user over
             as many turns as it needs and ends with ``finish_task``, whose result answers the
             parent's call). In a Workflow an agent without a mode runs single_turn.
-        disallow_transfer_to_parent, disallow_transfer_to_peers: restrict transfers.
+        disallow_transfer_to_parent: the agent may not transfer back to its parent.
+        disallow_transfer_to_peers: the agent may not transfer to its siblings.
         generate_content_config: generation settings sent with every request.
         max_steps: stop after this many model calls in one run of the agent.
         code_executor: runs the code blocks of the model's answers and sends their output
             back (google-adk's loop; see :mod:`adk_rx.code_executors`).
-        before_agent_callback ... on_tool_error_callback: one callable or a list each.
+        before_agent_callback: before the agent runs (one callable or a list, as each hook).
+        after_agent_callback: after the agent ran.
+        before_model_callback: before each model call.
+        after_model_callback: after each model call.
+        on_model_error_callback: when a model call fails.
+        before_tool_callback: before each tool call.
+        after_tool_callback: after each tool call.
+        on_tool_error_callback: when a tool call fails.
     """
 
     _list_fields: ClassVar[frozenset[str]] = frozenset({"tools", "sub_agents"})
