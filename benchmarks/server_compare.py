@@ -13,7 +13,8 @@ the median of ``--rounds`` is printed, with the ratio adk-rx / google-adk. Print
   ``ADK_RX_BENCH_POSTGRES_URL`` or ``ADK_RX_TEST_POSTGRES_URL`` is set; a schema of its own);
 * the servers' CPU per turn (user + system time of the server process over the run);
 * events/s on one stream of 20,000 chunks;
-* adk-rx's RSS after 1,000 and after 6,000 turns (8 clients, memory).
+* adk-rx's RSS after 1,000 and after 6,000 turns (8 clients, SQLite); ``--stores ''``
+  measures only that.
 
 Figures depend on the machine; give ``uptime``'s load with them.
 """
@@ -252,14 +253,21 @@ def compare(kind: str, client_counts: list[int], turns: int, rounds: int) -> Non
 
 
 def rss(total: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp, server("adk-rx", Path(tmp), "memory://") as srv:
+    # On SQLite: what is stored lives on disk, so what the process keeps in memory shows.
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        server("adk-rx", Path(tmp), f"sqlite:///{Path(tmp) / 'rss.db'}") as srv,
+    ):
         measure(srv, 8, 125)  # 1,000 turns
         first = srv.rss_mb()
         done = 1000
         while done < total:
             measure(srv, 8, 125)
             done += 1000
-        print(f"adk-rx RSS after 1,000 turns {first:.0f} MB, after {total:,} {srv.rss_mb():.0f} MB")
+        print(
+            f"adk-rx RSS (SQLite) after 1,000 turns {first:.0f} MB, "
+            f"after {total:,} {srv.rss_mb():.0f} MB"
+        )
 
 
 def main() -> None:
@@ -280,7 +288,7 @@ def main() -> None:
         os.environ.get("ADK_RX_BENCH_POSTGRES_URL") or os.environ.get("ADK_RX_TEST_POSTGRES_URL")
     )
     print(f"load: {os.getloadavg()[0]:.2f}; {turns} turns per run, median of {rounds}", flush=True)
-    for kind in args.stores.split(","):
+    for kind in filter(None, args.stores.split(",")):
         if kind == "postgresql" and not has_pg:
             print("postgresql skipped: set ADK_RX_BENCH_POSTGRES_URL")
             continue
