@@ -333,3 +333,17 @@ def test_a_resumable_app_records_the_stop_and_its_next_turn_works(
     assert after is None and "hi" in [e.text() for e in events]
     assert unanswered_calls(llm.requests[-1]) == set()  # the refused call: "interrupted"
     assert budget_record([e for e in session.stored() if e.error_code])["used"] == 1
+
+
+def test_a_workflow_node_that_runs_out_of_budget_is_not_retried(store: BaseSessionService) -> None:
+    from adk_rx.workflow import START, RetryConfig, Workflow, node
+
+    llm = ScriptedLlm([call_response("lookup", {"city": str(n)}) for n in range(9)])
+    worker = LlmAgent(name="worker", model=llm, tools=[lookup])
+    retried = node(worker, retry_config=RetryConfig(max_attempts=5, initial_delay=30.0))
+    session = Session(Workflow(name="wf", edges=[(START, retried)]), store)
+
+    _, error = session.turn(max_llm_calls=2)
+
+    assert isinstance(error, LlmCallsLimitExceededError)
+    assert len(llm.requests) == 2  # no second attempt (and no 30 s wait before one)

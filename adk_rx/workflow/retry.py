@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from adk_rx.errors import ConfigurationError
+from adk_rx.errors import ConfigurationError, StopError
 
 __all__ = ["RetryConfig", "retry_delay", "should_retry"]
 
@@ -57,8 +57,11 @@ class RetryConfig(BaseModel):
 
 
 def should_retry(error: BaseException, config: RetryConfig | None, attempt: int) -> bool:
-    """Whether attempt number ``attempt`` (1-based), which raised ``error``, is tried again."""
-    if config is None:
+    """Whether attempt number ``attempt`` (1-based), which raised ``error``, is tried again.
+
+    A stop on purpose (a cancel, a deadline, a spent budget: StopError) is never retried.
+    """
+    if config is None or isinstance(error, StopError):
         return False
     max_attempts = 5 if config.max_attempts is None else config.max_attempts
     if attempt >= max_attempts:
