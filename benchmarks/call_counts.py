@@ -26,7 +26,7 @@ from google.genai import types
 from reactivex.scheduler import ThreadPoolScheduler
 from user_models import KIND, model  # beside this script (run as a script)
 
-from adk_rx import FunctionTool, InMemorySessionService, LlmAgent, Runner
+from adk_rx import FunctionTool, InMemorySessionService, LlmAgent, RunConfig, Runner
 from adk_rx.models import LlmResponse
 from adk_rx.models.base import BaseLlm
 
@@ -93,7 +93,12 @@ class _Profiler:
         return sum(self.per_thread.values())
 
 
-def _turn(runner: Runner, service: InMemorySessionService, message: types.Content) -> Callable:
+def _turn(
+    runner: Runner,
+    service: InMemorySessionService,
+    message: types.Content,
+    run_config: RunConfig | None = None,
+) -> Callable:
     session = service.create_session(app_name="bench", user_id="u").run()
 
     def start(done: threading.Event) -> None:
@@ -103,9 +108,9 @@ def _turn(runner: Runner, service: InMemorySessionService, message: types.Conten
             failures.append(exc)
             done.set()
 
-        runner.run_async(user_id="u", session_id=session.id, new_message=message).subscribe(
-            on_error=failed, on_completed=done.set
-        )
+        runner.run_async(
+            user_id="u", session_id=session.id, new_message=message, run_config=run_config
+        ).subscribe(on_error=failed, on_completed=done.set)
 
     return start
 
@@ -165,8 +170,11 @@ def allocations(turns: int = 1000) -> dict[str, tuple[float, float, float]]:
     return found
 
 
-def counts(where: dict[str, Counter[str]] | None = None) -> dict[str, int]:
-    """Calls per text turn and per tool turn (each after one warm-up turn)."""
+def counts(
+    where: dict[str, Counter[str]] | None = None, run_config: RunConfig | None = None
+) -> dict[str, int]:
+    """Calls per text turn and per tool turn (each after one warm-up turn), run with
+    ``run_config`` (None: the default)."""
     import user_models
 
     import adk_rx.testing.scripted as scripted
@@ -183,10 +191,10 @@ def counts(where: dict[str, Counter[str]] | None = None) -> dict[str, int]:
         pool = ThreadPoolScheduler(1)
         runner = Runner(app_name="bench", agent=agent, session_service=service, io_scheduler=pool)
         warm = threading.Event()
-        _turn(runner, service, message)(warm)  # warm-up: lazy imports and caches
+        _turn(runner, service, message, run_config)(warm)  # warm-up: lazy imports and caches
         warm.wait(10)
         counter: Counter[str] | None = Counter() if where is not None else None
-        result[label] = profiler.count(_turn(runner, service, message), counter)
+        result[label] = profiler.count(_turn(runner, service, message, run_config), counter)
         if where is not None and counter is not None:
             where[label] = counter
     profiler.remove()

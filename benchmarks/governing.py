@@ -9,10 +9,12 @@ Three figures, each the median of 5 runs:
    the order they were subscribed (first come, first served), and the wall time against the
    100 ms the calls need one after another.
 2. What passing a synchronous source through a bulkhead adds per subscription (us).
-3. A tool turn (the model calls ``add``, then answers) through ``Runner.run_async`` without
-   limits and with every budget set but never reached (``max_tool_calls``, ``max_tokens``):
-   microseconds per turn and the ratio (aim: <= 1.05x; the exact figure is in call counts,
-   ``benchmarks/call_counts.py``).
+3. The turns of ``benchmarks/call_counts.py`` with every budget set but never reached
+   (``max_tool_calls``, ``max_tokens``): the function calls they make against the same turns
+   without limits (exact, whatever the load; aim: within +2%).
+4. A tool turn (the model calls ``add``, then answers) through ``Runner.run_async`` without
+   limits and with every budget set: microseconds per turn and the ratio, alternated. On a
+   busy machine this ratio swings by more than the checks cost; trust figure 3.
 """
 
 from __future__ import annotations
@@ -135,6 +137,11 @@ def main() -> None:
     pairs = repeat("tool turns, without and with budgets", pair, RUNS)
     free = statistics.median(p[0] for p in pairs)
     checked = statistics.median(p[1] for p in pairs)
+    progress("call counts, without and with budgets")
+    import call_counts
+
+    plain_calls = call_counts.counts()
+    budget_calls = call_counts.counts(run_config=limited)
     progress("done")
     ratio = checked / free
     print_table(
@@ -145,9 +152,19 @@ def main() -> None:
             ["bulkhead(1), 100 calls: first come first served", str(fifo), "True", ""],
             ["bulkhead(1), 100 x 1 ms calls: wall ms", f"{wall:.0f}", "(>= 100)", ""],
             ["bulkhead added per subscription (us)", f"{overhead:.2f}", "", ""],
+            *[
+                [
+                    f"{label}: calls, every budget set vs none",
+                    f"{budget_calls[label]:,} vs {plain_calls[label]:,} "
+                    f"({budget_calls[label] / plain_calls[label] - 1:+.1%})",
+                    "<= +2%",
+                    verdict(budget_calls[label] / plain_calls[label], "<= 1.02"),
+                ]
+                for label in plain_calls
+            ],
             ["tool turn, no limits (us)", f"{free:.0f}", "", ""],
             ["tool turn, every budget set (us)", f"{checked:.0f}", "", ""],
-            ["ratio", f"{ratio:.3f}x", "<= 1.05x", verdict(ratio, "<= 1.05x")],
+            ["ratio (timed, noisy under load)", f"{ratio:.3f}x", "", ""],
         ],
     )
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
