@@ -15,6 +15,7 @@ from adk_rx.compaction.triggers import events_to_compact
 from adk_rx.events import Event
 from adk_rx.rx._engine import sync
 from adk_rx.sessions.base import BaseSessionService
+from adk_rx.sessions.rewind import live_events
 from adk_rx.sessions.session import Session
 
 __all__ = ["compact_session"]
@@ -35,7 +36,8 @@ def compact_session(
     """
 
     def run(_: Any) -> Observable[Event]:
-        chosen = events_to_compact(session.events, config)
+        # Rewound invocations are not summarised (google-adk's compaction skips them too).
+        chosen = events_to_compact(live_events(session.events), config)
         if not chosen:
             return sync.empty()
         return summarizer.summarize_events(chosen).pipe(

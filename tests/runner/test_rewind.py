@@ -168,3 +168,33 @@ def test_rewinding_an_unknown_invocation_is_an_error_and_stores_nothing():
         app_name="rw", user_id="u", session_id=session_id
     ).run()
     assert stored is not None and len(stored.events) == len(HISTORY)
+
+
+def test_compaction_does_not_summarise_rewound_invocations():
+    from reactivex import Observable
+
+    from adk_rx import EventsCompactionConfig
+    from adk_rx.compaction.compact import compact_session
+    from adk_rx.compaction.summarizer import BaseEventSummarizer
+    from adk_rx.rx._engine import sync
+
+    seen: list[list[str]] = []
+
+    class Recording(BaseEventSummarizer):
+        def summarize_events(self, events) -> Observable[Event]:
+            seen.append([e.invocation_id for e in events])
+            return sync.empty()
+
+    runner, _, session_id = _adk_rx_case()
+    runner.rewind(user_id="u", session_id=session_id, rewind_before_invocation_id="e-2").run()
+    session = runner.session_service.get_session(
+        app_name="rw", user_id="u", session_id=session_id
+    ).run()
+    assert session is not None
+    config = EventsCompactionConfig(compaction_interval=1, overlap_size=0)
+
+    import reactivex.operators as ops
+
+    compact_session(session, runner.session_service, config, Recording()).pipe(ops.to_list()).run()
+
+    assert seen and all("e-2" not in ids and "e-3" not in ids for ids in seen)
