@@ -39,7 +39,8 @@ class _GoogleFake:
     """A google-adk model that records its requests and answers ``ok``."""
 
     def __new__(cls) -> Any:
-        from google.adk.models import BaseLlm, LlmResponse
+        from google.adk.models.base_llm import BaseLlm
+        from google.adk.models.llm_response import LlmResponse
 
         class Fake(BaseLlm):
             requests: list[Any] = []
@@ -328,9 +329,31 @@ def test_reflect_and_retry_through_a_runner_gives_the_model_guidance_then_gives_
 
     events = list(runner.run(user_id="u", session_id="s", new_message="find 1", run_config=config))
 
-    answers = [r.response for e in events for r in e.get_function_responses()]
+    answers = [r.response or {} for e in events for r in e.get_function_responses()]
     assert [a["retry_count"] for a in answers] == [1, 1]
     assert "retry attempt **1 of 1**" in answers[0]["reflection_guidance"]
     assert "has failed consecutively 1 times" in answers[1]["reflection_guidance"]
     assert answers[0]["error_details"] == "no order 1"
     assert events[-1].text() == "I could not find it."
+
+
+def test_reflect_and_retry_past_the_limit_fails_the_run_with_the_tools_error_as_cause():
+    from adk_rx import CallbackError, LlmResponse
+
+    def lookup(order_id: str) -> dict:
+        """Looks an order up."""
+        raise ValueError("no order")
+
+    part = types.Part(function_call=types.FunctionCall(name="lookup", args={"order_id": "1"}))
+    call = LlmResponse(content=types.Content(role="model", parts=[part]))
+    model = ScriptedLlm([call, call, "unused"])
+    runner = InMemoryRunner(
+        agent=LlmAgent(name="desk", model=model, tools=[lookup]),
+        plugins=[ReflectAndRetryToolPlugin(max_retries=1)],
+    )
+
+    with pytest.raises(CallbackError) as raised:
+        list(runner.run(user_id="u", session_id="s", new_message="hi",
+                        run_config=RunConfig(auto_create_session=True)))  # fmt: skip
+
+    assert isinstance(raised.value.__cause__, ValueError)

@@ -53,8 +53,10 @@ class ReflectAndRetryToolPlugin(BasePlugin):
     answers the model a :class:`ToolFailureResponse`: the error, the arguments and what to
     reconsider, with the attempt number. Failures are counted per tool within the scope
     (per invocation, or global); a success of the tool resets its count. Past the limit the
-    error is raised again (``throw_exception_if_retry_exceeded``) or the model is told not
-    to use the tool again. Counting is thread-safe: tools of one step run concurrently.
+    error is raised again (``throw_exception_if_retry_exceeded``; the run fails with a
+    ``CallbackError`` whose ``__cause__`` is the tool's error, as for any hook that raises)
+    or the model is told not to use the tool again. Counting is thread-safe: tools of one step
+    run concurrently.
 
     Args:
         name: the plugin's name.
