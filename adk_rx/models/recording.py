@@ -156,21 +156,30 @@ class ReplayLlm(BaseLlm):
     conversation. A streamed recording replayed without ``stream`` gives only its complete
     (non-partial) responses; a recorded error is raised again as a ``ModelError`` with the
     recorded message and status. A request that the recording does not cover raises
-    ``ReplayMismatchError`` naming the user messages the recording was made with.
+    ``ReplayMismatchError`` naming the user messages the recording was made with, unless a
+    ``fallback`` is given: then the model answers it with that text followed by the recorded
+    user messages, and the conversation goes on (an offline demo that never errors).
 
     Args:
         path: the JSONL file written by ``RecordingLlm``.
         model: the name this model reports (default: the first recorded model's).
         reuse: serve recorded calls again instead of once each.
+        fallback: the answer to a request the recording does not cover, instead of an error.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], model: str | None = None, *, reuse: bool = False
+        self,
+        path: str | os.PathLike[str],
+        model: str | None = None,
+        *,
+        reuse: bool = False,
+        fallback: str | None = None,
     ) -> None:
         self.path = Path(path)
         self._records = _load(self.path)
         super().__init__(model=model or str(self._records[0].get("model", "")))
         self.reuse = reuse
+        self.fallback = fallback
         self._turns = [_turn(r.get("request", {})) for r in self._records]
         self._used = [False] * len(self._records)
         self._lock = threading.Lock()
@@ -240,6 +249,8 @@ class ReplayLlm(BaseLlm):
                 "the run made more model calls than the recording (ReplayLlm(..., reuse=True) "
                 "serves them again)" + self._coverage()
             )
+        if self.fallback is not None:
+            return self._fallback_record()
         nearest = self._turns[self._nearest(open_, turn)]
         diff = "\n".join(
             difflib.unified_diff(
@@ -255,6 +266,12 @@ class ReplayLlm(BaseLlm):
             f"{self.path}: no recorded call matches this request ({served} of the "
             f"{len(self._records)} recorded calls served so far).{self._coverage()}\n{diff}"
         )
+
+    def _fallback_record(self) -> dict[str, Any]:
+        listed = "\n".join(f"- {m}" for m in self.recorded_user_messages)
+        text = f"{self.fallback}\n{listed}" if listed else str(self.fallback)
+        content = {"role": "model", "parts": [{"text": text}]}
+        return {"responses": [{"content": content, "turn_complete": True}]}
 
     def _nearest(self, candidates: list[int], turn: dict[str, Any]) -> int:
         """The candidate with the same tools and user message, else the same tools."""

@@ -37,6 +37,10 @@ from adk_rx import (
 from adk_rx.models.recording import ReplayLlm
 
 TRAJECTORY = Path(__file__).with_name("trajectory.jsonl")
+OFFLINE_HINT = (
+    "I am the offline demo: I replay a recorded conversation, and that question is not in it "
+    "(set GOOGLE_API_KEY or OPENAI_BASE_URL for a real model). Ask me one of these:"
+)
 
 ORDERS: dict[str, dict[str, Any]] = {
     "1234": {
@@ -109,7 +113,8 @@ def pick_model() -> str | BaseLlm:
         return "gemini-2.5-flash"
     if os.environ.get("OPENAI_BASE_URL"):
         return "openai/" + os.environ.get("OPENAI_MODEL", "gpt-4o-mini")
-    return ReplayLlm(TRAJECTORY, reuse=True)  # any number of sessions replay it
+    # Any number of sessions replay it; a question it does not hold gets the ones it does.
+    return ReplayLlm(TRAJECTORY, reuse=True, fallback=OFFLINE_HINT)
 
 
 def build(model: str | BaseLlm) -> LlmAgent:

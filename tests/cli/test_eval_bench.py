@@ -88,7 +88,11 @@ def test_bench_reports_figures_as_json_and_a_png_without_a_progress_bar_when_pip
 
 
 def test_bench_counts_failed_turns_and_exits_1(tmp_path: Path) -> None:
-    done = adk_rx(tmp_path, "bench", str(SUPPORT_DESK), "-n", "3", "-m", "not in the recording")
+    # --replay serves the recording without the demo's fallback answer: the turns fail.
+    replay = str(SUPPORT_DESK / "trajectory.jsonl")
+    done = adk_rx(
+        tmp_path, "bench", str(SUPPORT_DESK), "-n", "3", "-m", "not recorded", "--replay", replay
+    )
 
     assert done.returncode in (1, 2)
     assert "ReplayMismatchError" in done.stderr

@@ -333,3 +333,16 @@ def test_a_mismatch_under_reuse_counts_the_calls_served_so_far(tmp_path: Path) -
     assert "in this order" not in message
     assert '+     "text": "fourth?"' in message
     assert '"text": "FIRST?"' not in message  # the diff is of this turn, not the history
+
+
+def test_a_fallback_answers_what_the_recording_does_not_hold_and_lists_what_it_does(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "calls.jsonl"
+    record_alone(path, "first?", "second?")
+    replay = ReplayLlm(path, reuse=True, fallback="Not recorded. Try:")
+
+    (answer,) = run(replay.generate_content(request("third?")))
+
+    assert answer.get_text() == "Not recorded. Try:\n- first?\n- second?"
+    assert run(replay.generate_content(request("first?")))[0].get_text() != answer.get_text()
