@@ -128,6 +128,21 @@ def test_auto_to_loop_stops_on_escalation_and_the_root_continues() -> None:
     assert simplify_events(harness.turn()) == ["root_agent: response5"]
 
 
+def test_an_agent_whose_escalation_ends_its_loop_makes_no_further_model_call() -> None:
+    """The loop's exit stops the escalating agent's own steps, not only the events shown."""
+    llm = ScriptedLlm([calls(call("exit_loop", {})), "never asked", "after the loop"])
+    loop = LoopAgent(name="loop", sub_agents=[LlmAgent(name="a", model=llm, tools=[exit_loop])])
+    after = LlmAgent(name="b", model=llm)
+    harness = Harness(SequentialAgent(name="root", sub_agents=[loop, after]))
+
+    assert simplify_events(harness.turn()) == [
+        "a: FunctionCall(exit_loop, {})",
+        "a: FunctionResponse(exit_loop, {})",
+        "b: never asked",
+    ]
+    assert len(llm.requests) == 2
+
+
 def test_transfer_set_by_an_after_model_callback_stores_every_event_once() -> None:
     """Scenario 50."""
 
