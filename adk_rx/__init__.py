@@ -1,7 +1,7 @@
 """adk_rx: an agent runtime on RxPY that mirrors the core of Google's ADK for Java.
 
 Every agent returns a cold ``Observable[Event]``; a :class:`Runner` subscribes to it,
-persists each event and re-emits it. See the README for the model in one page.
+persists each event and re-emits it. See docs/guides/model.md for the model in one page.
 """
 
 from adk_rx.agent_tool import AgentTool

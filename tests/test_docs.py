@@ -4,8 +4,8 @@ blocks of the README and of docs/ run.
 
 A block that is an excerpt (it uses names defined elsewhere, or needs a server, a key or a
 folder) is marked ``<!-- fragment -->`` on the line before its opening fence, or listed in
-``README_FRAGMENTS`` below by the start of its first line; every other block must run offline
-as written.
+``FRAGMENTS`` below by the start of its first line; every other block must run offline as
+written. The README is the front page; each README link to a file must point at one that exists.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ _PROVIDER_ENV = (
     "ADK_RX_MODEL",
 )
 
-# README blocks that are excerpts of a larger program (first line -> why it does not run alone).
-README_FRAGMENTS = {
+# Blocks of docs/ and the README that are excerpts of a larger program (first line -> why it does
+# not run alone).
+FRAGMENTS = {
     "from adk_rx.tools import never_blocks": "an excerpt: the tool's module",
     "from adk_rx import App, LlmAgent": "uses HANDBOOK, a long text defined elsewhere",
     "from adk_rx.usage import UsagePlugin, summarize_usage": "uses a session from a run",
@@ -53,8 +54,8 @@ README_FRAGMENTS = {
 
 
 def _listed(first: str) -> str | None:
-    """The README_FRAGMENTS key a block's first line starts with."""
-    return next((key for key in README_FRAGMENTS if first.startswith(key)), None)
+    """The FRAGMENTS key a block's first line starts with."""
+    return next((key for key in FRAGMENTS if first.startswith(key)), None)
 
 
 def _blocks(path: Path) -> list[tuple[str, str, bool]]:
@@ -97,17 +98,29 @@ def test_the_docs_site_builds_with_strict(tmp_path: Path):
 @pytest.mark.parametrize("page", _doc_pages(), ids=lambda p: str(p.relative_to(DOCS)))
 def test_the_python_blocks_of_a_docs_page_run(page: Path, tmp_path: Path):
     for first, code, fragment in _blocks(page):
-        if fragment:
+        if fragment or _listed(first):
             continue
         done = _run(code, tmp_path)
         assert done.returncode == 0, f"{page.name}: the block {first!r} failed:\n{done.stderr}"
 
 
+def test_every_listed_fragment_is_a_block_of_the_docs_or_the_readme():
+    pages = [*_doc_pages(), REPO / "README.md"]
+    used = {_listed(first) for page in pages for first, _, _ in _blocks(page)}
+    stale = sorted(set(FRAGMENTS) - used)
+    assert not stale, f"FRAGMENTS lists blocks that docs/ and the README no longer have: {stale}"
+
+
+def test_the_readme_links_to_files_that_exist():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\((?!https?://|#)([^)#\s]+)", readme)
+    assert targets, "the README links to no docs page"
+    missing = sorted({t for t in targets if not (REPO / t).exists()})
+    assert not missing, f"README links to files that do not exist: {missing}"
+
+
 def test_the_python_blocks_of_the_readme_run(tmp_path: Path):
     blocks = _blocks(REPO / "README.md")
-    used = {_listed(first) for first, _, _ in blocks}
-    stale = sorted(set(README_FRAGMENTS) - used)
-    assert not stale, f"README_FRAGMENTS lists blocks the README no longer has: {stale}"
     failed = []
     for first, code, fragment in blocks:
         if fragment or _listed(first):

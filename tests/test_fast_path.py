@@ -247,7 +247,7 @@ def test_the_scenarios_cover_tools_transfer_workflows_and_errors() -> None:
 
 
 class _CachedLlm(BaseLlm):
-    """The README's example: answers from a cache when it can, else asks the inner model."""
+    """The model page's example: answers from a cache when it can, else asks the inner model."""
 
     def __init__(self, inner: BaseLlm, cache: dict[str, list[LlmResponse]]) -> None:
         super().__init__(model=inner.model)

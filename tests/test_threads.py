@@ -1,7 +1,7 @@
 """Which thread runs what: events, callbacks, models and tools under the Runner.
 
-The rule (README, "Threads"): an event reaches the subscriber on the thread that produced
-it. Synchronous work stays on the subscribing thread; a sync tool runs on the I/O
+The rule (docs/guides/model.md, "Threads"): an event reaches the subscriber on the thread
+that produced it. Synchronous work stays on the subscribing thread; a sync tool runs on the I/O
 scheduler and what follows it continues there; coroutines run on the runtime loop (the
 caller's running loop, or adk_rx's background loop); deadlines fire on the timer thread.
 """

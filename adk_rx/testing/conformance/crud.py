@@ -95,8 +95,8 @@ def delete_removes_the_session_and_its_events(svc: BaseSessionService, app: str)
 
 @check
 def empty_results_run_and_await_to_none(svc: BaseSessionService, app: str) -> None:
-    # The README promises ``.run()`` for blocking code and ``await`` for asyncio; a Maybe that
-    # found nothing and a Completable give None both ways instead of raising.
+    # docs/guides/model.md promises ``.run()`` for blocking code and ``await`` for asyncio; a
+    # Maybe that found nothing and a Completable give None both ways instead of raising.
     missing = svc.get_session(app_name=app, user_id="u", session_id="missing").run()
     expect(missing is None, f"get_session(unknown).run() gave {missing!r}")
     value(svc.create_session(app_name=app, user_id="u", session_id="s"))
