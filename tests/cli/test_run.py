@@ -144,7 +144,11 @@ def test_failing_run_exits_1_with_the_error_on_stderr(slowpoke: Path):
 
 
 def test_replay_mismatch_fails_with_a_diff(tmp_path: Path):
-    result = adk_rx(tmp_path, "run", str(SUPPORT_DESK), "--in-memory", "-m", "Hello there")
+    # --replay serves the recording without the demo's fallback answer.
+    replay = str(SUPPORT_DESK / "trajectory.jsonl")
+    result = adk_rx(
+        tmp_path, "run", str(SUPPORT_DESK), "--in-memory", "--replay", replay, "-m", "Hello there"
+    )
 
     assert result.returncode == 1
     assert "no recorded call matches this request" in result.stderr

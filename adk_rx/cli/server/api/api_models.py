@@ -44,6 +44,7 @@ __all__ = [
     "InvocationTrace",
     "MemoryRequest",
     "MessageContent",
+    "RewindRequest",
     "RunRequest",
     "SaveArtifactRequest",
     "SeedEvent",
@@ -148,6 +149,12 @@ class MemoryRequest(pydantic.BaseModel):
     """``PATCH .../memory``: the session to add to the memory service."""
 
     session_id: Id
+
+
+class RewindRequest(pydantic.BaseModel):
+    """``POST .../sessions/{sid}/rewind``: the invocation to rewind the session to before."""
+
+    invocation_id: Id
 
 
 class SaveArtifactRequest(pydantic.BaseModel):

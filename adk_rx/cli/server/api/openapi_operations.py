@@ -133,6 +133,14 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ("DELETE", _S + "/{sid}"): Operation(
         "sessions", "Delete a session, its artifacts and memories", errors=(409,)
     ),
+    ("POST", _S + "/{sid}/rewind"): Operation(
+        "sessions",
+        "Rewind the session to before an invocation (its events hidden, its state and "
+        "artifact changes undone)",
+        m.SessionJson,
+        m.RewindRequest,
+        errors=(409,),
+    ),
     ("PATCH", "/apps/{app}/users/{user}/memory"): Operation(
         "sessions", "Add a session to the memory service", body=m.MemoryRequest
     ),
