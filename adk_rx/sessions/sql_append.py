@@ -63,14 +63,20 @@ def append_row(
             "user_id": key["user"],
             "session_id": key["sid"],
             "seq": seq,
-            "id": event.id,
-            "invocation_id": event.invocation_id,
-            "author": event.author,
+            "id": _column(event.id),
+            "invocation_id": _column(event.invocation_id),
+            "author": _column(event.author),
             "timestamp": event.timestamp,
             "body": body,
         },
     )
     return seq
+
+
+def _column(text: str) -> str:
+    """A copy of an event field for its own column: PostgreSQL refuses NUL in text, so it
+    becomes U+FFFD there; the body, which events are read from, keeps the field exactly."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
 
 
 def write_shared(conn: Tx, upserts: sql.Upserts, key: dict[str, str], shared: SharedDelta) -> None:

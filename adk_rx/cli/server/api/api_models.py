@@ -30,6 +30,7 @@ __all__ = [
     "AppInfo",
     "AppInfoWithAgents",
     "ArtifactVersion",
+    "ClientState",
     "CreateSessionRequest",
     "DetailedApps",
     "DotSource",
@@ -65,6 +66,14 @@ Id = Annotated[str, pydantic.WithJsonSchema(ID_SCHEMA)]
 ArtifactName = Annotated[str, pydantic.WithJsonSchema(ARTIFACT_NAME_SCHEMA)]
 """A plain file name (what :func:`~adk_rx.cli.server.edge.validation.check_artifact_name`
 takes)."""
+# State a client writes: any JSON values under keys without NUL (a user: key is a column
+# value in a SQL store, and PostgreSQL refuses NUL in text).
+ClientState = Annotated[
+    dict[str, Any],
+    pydantic.WithJsonSchema({"type": "object", "propertyNames": {"pattern": "^[^\\x00]*$"}}),
+]
+"""State a client writes (what
+:func:`~adk_rx.cli.server.edge.validation.check_client_state` takes)."""
 
 
 # -- requests ----------------------------------------------------------------------------------
@@ -85,7 +94,7 @@ class MessageContent(types.Content):
 class _RunFields(pydantic.BaseModel):
     new_message: MessageContent
     streaming: bool | None = pydantic.Field(None, description="partial events too (SSE)")
-    state_delta: dict[str, Any] | None = pydantic.Field(
+    state_delta: ClientState | None = pydantic.Field(
         None, description="state keys to write first; no app: keys (403)"
     )
     invocation_id: Id | None = pydantic.Field(
@@ -135,14 +144,14 @@ class CreateSessionRequest(pydantic.BaseModel):
     (no actions, partial chunks, long-running ids or runtime calls)."""
 
     session_id: Id | None = None
-    state: dict[str, Any] | None = None
+    state: ClientState | None = None
     events: list[SeedEvent] | None = None
 
 
 class UpdateSessionRequest(pydantic.BaseModel):
     """``PATCH .../sessions/{sid}``: the state delta to store (``state_delta`` also taken)."""
 
-    stateDelta: dict[str, Any]
+    stateDelta: ClientState
 
 
 class MemoryRequest(pydantic.BaseModel):

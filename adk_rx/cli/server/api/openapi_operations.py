@@ -119,7 +119,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "sessions",
         "Create a session with this id; the body is its initial state",
         m.SessionJson,
-        dict[str, Any],
+        m.ClientState,
         errors=(403, 409),
         body_required=False,
     ),

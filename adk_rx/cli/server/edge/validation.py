@@ -145,8 +145,12 @@ def check_client_state(state: Mapping[str, Any], what: str, limits: Limits) -> N
 
     Raises:
         ForbiddenStateError: an ``app:`` key.
-        RequestRejectedError: larger than ``limits.max_state_bytes`` as JSON.
+        RequestRejectedError: larger than ``limits.max_state_bytes`` as JSON, or a key with a
+            NUL character (a ``user:`` key is a column value in a SQL store, and PostgreSQL
+            refuses NUL in text).
     """
+    if any("\x00" in key for key in state):
+        raise RequestRejectedError(f"{what} has a key with a NUL character")
     shared = sorted(key for key in state if key.startswith(State.APP_PREFIX))
     if shared:
         raise ForbiddenStateError(

@@ -263,6 +263,21 @@ async def test_a_nul_or_control_character_in_an_id_answers_400(
         assert (await http.get(sessions)).json()[0]["id"] == "s1"  # nothing else was created
 
 
+async def test_a_nul_in_a_state_key_answers_400_and_creates_nothing(
+    make_app: Callable[..., Any], app_name: str, sql_sessions: SqlSessionService
+):
+    # A user: key is a column value in a SQL store, where PostgreSQL refuses NUL (a 503 before).
+    transport = httpx.ASGITransport(app=make_app(session_service=sql_sessions))
+    async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+        answer = await http.post(
+            f"/apps/{app_name}/users/u1/sessions",
+            json={"session_id": "s1", "state": {"user:a\u0000b": 1, "mine": 1}},
+        )
+        assert answer.status_code == 400
+        assert "NUL" in answer.json()["detail"]
+        assert (await http.get(f"/apps/{app_name}/users/u1/sessions/s1")).status_code == 404
+
+
 @pytest.mark.parametrize(
     ("name", "route"),
     [("%2E%2E", ""), ("%2E%2E", "/versions"), ("a%00b", ""), ("a%00b", "/versions"), ("a%5Cb", "")],
@@ -306,3 +321,19 @@ async def test_app_keys_through_google_adk_session_routes_answer_403(
     answer = await client.patch(f"{sessions}/s1", json={"stateDelta": {"user:lang": "fr"}})
     assert answer.status_code == 200
     assert (await stored(client, app_name))["state"] == {"user:lang": "fr"}
+
+
+async def test_a_seed_event_with_nul_in_its_author_is_stored_exactly(
+    make_app: Callable[..., Any], app_name: str, sql_sessions: SqlSessionService
+):
+    # The event's id, invocation id and author have columns of their own, where PostgreSQL
+    # refuses NUL (a 503 before); the stored event keeps them exactly.
+    transport = httpx.ASGITransport(app=make_app(session_service=sql_sessions))
+    async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+        seed = {"author": "a\u0000b", "invocationId": "i\u00001", "content": user_text("hi")}
+        answer = await http.post(
+            f"/apps/{app_name}/users/u1/sessions", json={"session_id": "s1", "events": [seed]}
+        )
+        assert answer.status_code == 200, answer.text
+        (event,) = (await stored(http, app_name))["events"]
+        assert (event["author"], event["invocationId"]) == ("a\u0000b", "i\u00001")
