@@ -31,7 +31,55 @@ def check_timeout(timeout: float | None) -> None:
         raise ConfigurationError(f"timeout must be > 0 seconds or None, got {timeout!r}")
 
 
-class UnsafeLocalCodeExecutor(BaseCodeExecutor):
+class ChildProcessExecutor(BaseCodeExecutor):
+    """What the local and the sandboxed executors share: a one-shot run is a fresh child
+    interpreter (:func:`run_program`), a stateful one a session's kernel; disposal and the
+    timeout kill the child's process group.
+
+    A subclass sets ``timeout``, ``output_limit`` and ``kernels`` and says how its children
+    start (:meth:`_child_env`, :meth:`_program_options`).
+    """
+
+    timeout: float | None
+    output_limit: int
+    kernels: Kernels
+
+    def _child_env(self, directory: RunDirectory) -> dict[str, str]:
+        raise NotImplementedError
+
+    def _program_options(self) -> dict[str, Any]:
+        """Extra arguments of :func:`run_program` (prefix, flags, limits)."""
+        return {}
+
+    def execute_code(
+        self, ctx: InvocationContext, code_input: CodeExecutionInput
+    ) -> Observable[CodeExecutionResult]:
+        """A cold Single: the code run in a child interpreter; disposal kills its group."""
+        if self.stateful and code_input.execution_id is not None:
+            return self.kernels.run(
+                code_input.execution_id,
+                code_input,
+                timeout=self.timeout,
+                output_limit=self.output_limit,
+                timer=ctx.services.timer_scheduler,
+                scheduler=ctx.services.io_scheduler,
+            )
+        return run_program(
+            code_input,
+            env=self._child_env,
+            timeout=self.timeout,
+            output_limit=self.output_limit,
+            timer=ctx.services.timer_scheduler,
+            scheduler=ctx.services.io_scheduler,
+            **self._program_options(),
+        )
+
+    def close(self) -> None:
+        """Kills the stateful interpreters."""
+        self.kernels.close()
+
+
+class UnsafeLocalCodeExecutor(ChildProcessExecutor):
     """Runs the model's code in a child of the current interpreter, with no confinement.
 
     Unsafe: the code can do whatever this process can (read and write files, use the
@@ -83,31 +131,8 @@ class UnsafeLocalCodeExecutor(BaseCodeExecutor):
         self.output_limit = output_limit
         self.kernels = Kernels([sys.executable], _inherited_env, {}, idle_timeout)
 
-    def execute_code(
-        self, ctx: InvocationContext, code_input: CodeExecutionInput
-    ) -> Observable[CodeExecutionResult]:
-        """A cold Single: the code run in a child interpreter; disposal kills its group."""
-        if self.stateful and code_input.execution_id is not None:
-            return self.kernels.run(
-                code_input.execution_id,
-                code_input,
-                timeout=self.timeout,
-                output_limit=self.output_limit,
-                timer=ctx.services.timer_scheduler,
-                scheduler=ctx.services.io_scheduler,
-            )
-        return run_program(
-            code_input,
-            env=_inherited_env,
-            timeout=self.timeout,
-            output_limit=self.output_limit,
-            timer=ctx.services.timer_scheduler,
-            scheduler=ctx.services.io_scheduler,
-        )
-
-    def close(self) -> None:
-        """Kills the stateful interpreters."""
-        self.kernels.close()
+    def _child_env(self, directory: RunDirectory) -> dict[str, str]:
+        return _inherited_env(directory)
 
 
 def _inherited_env(directory: RunDirectory) -> dict[str, str]:

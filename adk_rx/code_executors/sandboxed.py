@@ -36,19 +36,14 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from reactivex import Observable
-
-from adk_rx.code_executors.base import BaseCodeExecutor
 from adk_rx.code_executors.isolation import network_isolation
 from adk_rx.code_executors.kernel import Kernels
-from adk_rx.code_executors.local import DEFAULT_OUTPUT_LIMIT, check_timeout
-from adk_rx.code_executors.program import run_program
-from adk_rx.code_executors.values import CodeExecutionInput, CodeExecutionResult
+from adk_rx.code_executors.local import DEFAULT_OUTPUT_LIMIT, ChildProcessExecutor, check_timeout
 from adk_rx.code_executors.workdir import RunDirectory
 from adk_rx.errors import ConfigurationError, SandboxUnavailableError
 
 if TYPE_CHECKING:
-    from adk_rx.context import InvocationContext
+    pass
 
 __all__ = ["SandboxedCodeExecutor"]
 
@@ -61,7 +56,7 @@ def _positive(name: str, value: float | None) -> None:
         raise ConfigurationError(f"{name} must be > 0 or None, got {value!r}")
 
 
-class SandboxedCodeExecutor(BaseCodeExecutor):
+class SandboxedCodeExecutor(ChildProcessExecutor):
     """Runs the model's code in a child interpreter with resource limits and no network.
 
     See the module docstring for what it protects against and what it does not.
@@ -141,34 +136,11 @@ class SandboxedCodeExecutor(BaseCodeExecutor):
             limits["RLIMIT_CPU"] = (self.cpu_seconds, self.cpu_seconds + 1)
         return limits
 
-    def execute_code(
-        self, ctx: InvocationContext, code_input: CodeExecutionInput
-    ) -> Observable[CodeExecutionResult]:
-        """A cold Single: the code run confined; disposal kills its process group."""
-        if self.stateful and code_input.execution_id is not None:
-            return self.kernels.run(
-                code_input.execution_id,
-                code_input,
-                timeout=self.timeout,
-                output_limit=self.output_limit,
-                timer=ctx.services.timer_scheduler,
-                scheduler=ctx.services.io_scheduler,
-            )
-        return run_program(
-            code_input,
-            env=_scrubbed_env,
-            timeout=self.timeout,
-            output_limit=self.output_limit,
-            timer=ctx.services.timer_scheduler,
-            scheduler=ctx.services.io_scheduler,
-            prefix=self._prefix,
-            python_flags=("-I",),
-            limits=self._limits(),
-        )
+    def _child_env(self, directory: RunDirectory) -> dict[str, str]:
+        return _scrubbed_env(directory)
 
-    def close(self) -> None:
-        """Kills the stateful interpreters."""
-        self.kernels.close()
+    def _program_options(self) -> dict[str, Any]:
+        return {"prefix": self._prefix, "python_flags": ("-I",), "limits": self._limits()}
 
 
 def _scrubbed_env(directory: RunDirectory) -> dict[str, str]:
