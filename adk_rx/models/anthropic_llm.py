@@ -21,7 +21,7 @@ from typing import Any
 
 import anthropic
 import pydantic
-from reactivex import Observable, abc
+from reactivex import abc
 
 from adk_rx.errors import AdkRxError, MissingCredentialsError, ModelError
 from adk_rx.models.aggregation import finish_error
@@ -32,13 +32,12 @@ from adk_rx.models.anthropic_messages import (
     usage_from_anthropic,
 )
 from adk_rx.models.anthropic_stream import ClaudeStream
-from adk_rx.models.base import BaseLlm
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse, model_content
 from adk_rx.models.provider_errors import TRANSPORT_ERRORS, http_status_error, transport_error
-from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy, retrying
+from adk_rx.models.provider_llm import ProviderLlm
+from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy
 from adk_rx.models.safety import check_real_call
-from adk_rx.rx import from_async
 
 __all__ = ["AnthropicLlm"]
 
@@ -56,7 +55,7 @@ _ERROR_TYPES = {
 }
 
 
-class AnthropicLlm(BaseLlm):
+class AnthropicLlm(ProviderLlm):
     """A Claude model.
 
     The client is built at the first call (one per event loop, as an HTTP pool must not cross
@@ -87,36 +86,14 @@ class AnthropicLlm(BaseLlm):
         on_retry: Callable[[RetryNotice], None] | None = None,
         **client_options: Any,
     ) -> None:
-        super().__init__(model=model)
+        super().__init__(model=model, retry=retry, scheduler=scheduler, on_retry=on_retry)
         self.max_tokens = max_tokens
-        self.retry = retry
-        self.scheduler = scheduler
-        self.on_retry = on_retry
         self._client = client
         self._client_options = client_options
         self._clients: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, anthropic.AsyncAnthropic
         ] = weakref.WeakKeyDictionary()
         self._clients_lock = threading.Lock()
-
-    @property
-    def provider(self) -> str:
-        """How this model is named in error messages."""
-        return f"AnthropicLlm({self.model!r})"
-
-    def generate_content(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> Observable[LlmResponse]:
-        """Calls Claude; see :meth:`BaseLlm.generate_content` for the protocol."""
-
-        def attempt() -> Observable[LlmResponse]:
-            if stream:
-                return from_async(lambda: self._stream(llm_request))
-            return from_async(lambda: self._create(llm_request))
-
-        return retrying(
-            [(self.model, attempt)], self.retry, scheduler=self.scheduler, on_retry=self.on_retry
-        )
 
     # -- the client --------------------------------------------------------------------
 
@@ -144,7 +121,7 @@ class AnthropicLlm(BaseLlm):
 
     # -- one attempt ---------------------------------------------------------------------
 
-    async def _create(self, llm_request: LlmRequest) -> LlmResponse:
+    async def _complete(self, llm_request: LlmRequest) -> LlmResponse:
         client = self._get_client()
         params = self._params(llm_request)
         try:

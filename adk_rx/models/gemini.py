@@ -28,22 +28,22 @@ import pydantic
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
-from reactivex import Observable, abc
+from reactivex import abc
 
 from adk_rx.errors import AdkRxError, MissingCredentialsError, ModelError
 from adk_rx.models.aggregation import StreamAggregator, ensure_function_call_ids, finish_error
-from adk_rx.models.base import BaseLlm
 from adk_rx.models.gemini_cache import GeminiContextCache
 from adk_rx.models.gemini_live import GeminiLiveConnection
 from adk_rx.models.live import BaseLlmConnection
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.provider_errors import TRANSPORT_ERRORS, http_status_error, transport_error
-from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy, retrying
+from adk_rx.models.provider_llm import ProviderLlm
+from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy
 from adk_rx.models.response_metadata import candidate_fields
 from adk_rx.models.safety import check_real_call
 from adk_rx.models.streamed_calls import StreamedCalls
-from adk_rx.rx import from_async, timer_scheduler
+from adk_rx.rx import timer_scheduler
 
 __all__ = ["GeminiLlm", "response_from_genai"]
 
@@ -54,7 +54,7 @@ _STALE_CACHE = frozenset({400, 403, 404})
 _KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
 
 
-class GeminiLlm(BaseLlm):
+class GeminiLlm(ProviderLlm):
     """A Gemini model.
 
     The client is built at the first call, so constructing a ``GeminiLlm`` never fails for a
@@ -84,28 +84,11 @@ class GeminiLlm(BaseLlm):
         on_retry: Callable[[RetryNotice], None] | None = None,
         **client_options: Any,
     ) -> None:
-        super().__init__(model=model)
-        self.retry = retry
-        self.scheduler = scheduler
-        self.on_retry = on_retry
+        super().__init__(model=model, retry=retry, scheduler=scheduler, on_retry=on_retry)
         self._client = client
         self._client_options = client_options
         self._client_lock = threading.Lock()
         self._cache = GeminiContextCache(scheduler or timer_scheduler())
-
-    def generate_content(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> Observable[LlmResponse]:
-        """Calls Gemini; see :meth:`BaseLlm.generate_content` for the protocol."""
-
-        def attempt() -> Observable[LlmResponse]:
-            if stream:
-                return from_async(lambda: self._stream(llm_request))
-            return from_async(lambda: self._generate(llm_request))
-
-        return retrying(
-            [(self.model, attempt)], self.retry, scheduler=self.scheduler, on_retry=self.on_retry
-        )
 
     def connect(self, llm_request: LlmRequest) -> BaseLlmConnection:
         """Opens a Gemini Live session (``client.aio.live``) when ``receive()`` is subscribed.
@@ -148,7 +131,7 @@ class GeminiLlm(BaseLlm):
                 self._client = genai.Client(**options)
             client = self._client
         # Checked on every call: the switch may change while the model object lives.
-        check_real_call(self._base_url(), provider=f"GeminiLlm({self.model!r})")
+        check_real_call(self._base_url(), provider=self.provider)
         return client
 
     def _arguments(self, llm_request: LlmRequest) -> dict[str, Any]:
@@ -184,7 +167,7 @@ class GeminiLlm(BaseLlm):
             self._cache.forget(prefix.name)
             return await send(**arguments)
 
-    async def _generate(self, llm_request: LlmRequest) -> LlmResponse:
+    async def _complete(self, llm_request: LlmRequest) -> LlmResponse:
         client = self._get_client()
         try:
             response = await self._send(client, llm_request, client.aio.models.generate_content)

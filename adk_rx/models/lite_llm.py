@@ -22,18 +22,17 @@ from collections.abc import AsyncIterator, Callable
 from types import ModuleType
 from typing import Any
 
-from reactivex import Observable, abc
+from reactivex import abc
 
 from adk_rx.errors import AdkRxError, ConfigurationError
-from adk_rx.models.base import BaseLlm
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.openai_compat import CompletionStream
 from adk_rx.models.openai_messages import body_from_request, response_from_completion
 from adk_rx.models.provider_errors import TRANSPORT_ERRORS, http_status_error, transport_error
-from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy, retrying
+from adk_rx.models.provider_llm import ProviderLlm
+from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy
 from adk_rx.models.safety import check_real_call
-from adk_rx.rx import from_async
 
 __all__ = ["LiteLlm"]
 
@@ -56,7 +55,7 @@ def _import_litellm() -> ModuleType:
         return litellm
 
 
-class LiteLlm(BaseLlm):
+class LiteLlm(ProviderLlm):
     """A model called through LiteLLM.
 
     Args:
@@ -79,31 +78,9 @@ class LiteLlm(BaseLlm):
         on_retry: Callable[[RetryNotice], None] | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(model=model)
-        self.retry = retry
-        self.scheduler = scheduler
-        self.on_retry = on_retry
+        super().__init__(model=model, retry=retry, scheduler=scheduler, on_retry=on_retry)
         self.additional_args = {k: v for k, v in kwargs.items() if k not in _OWN_ARGUMENTS}
         self.additional_args.setdefault("num_retries", 0)
-
-    @property
-    def provider(self) -> str:
-        """How this model is named in error messages."""
-        return f"LiteLlm({self.model!r})"
-
-    def generate_content(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> Observable[LlmResponse]:
-        """Calls the model through LiteLLM; see :meth:`BaseLlm.generate_content`."""
-
-        def attempt() -> Observable[LlmResponse]:
-            if stream:
-                return from_async(lambda: self._stream(llm_request))
-            return from_async(lambda: self._complete(llm_request))
-
-        return retrying(
-            [(self.model, attempt)], self.retry, scheduler=self.scheduler, on_retry=self.on_retry
-        )
 
     def _arguments(self, llm_request: LlmRequest, stream: bool) -> dict[str, Any]:
         base_url = self.additional_args.get("api_base") or self.additional_args.get("base_url")

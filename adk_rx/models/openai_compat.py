@@ -23,11 +23,10 @@ from urllib.parse import urlsplit
 
 import httpx
 from google.genai import types
-from reactivex import Observable, abc
+from reactivex import abc
 
 from adk_rx.errors import MissingCredentialsError, ModelError
 from adk_rx.models.aggregation import StreamAggregator
-from adk_rx.models.base import BaseLlm
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.openai_messages import (
@@ -43,10 +42,10 @@ from adk_rx.models.provider_errors import (
     http_status_error,
     transport_error,
 )
-from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy, retrying
+from adk_rx.models.provider_llm import ProviderLlm
+from adk_rx.models.resilience import DEFAULT_RETRY, RetryNotice, RetryPolicy
 from adk_rx.models.response_metadata import citations_from_openai, logprobs_from_openai
 from adk_rx.models.safety import check_real_call
-from adk_rx.rx import from_async
 
 __all__ = ["DEFAULT_BASE_URL", "CompletionStream", "OpenAiCompatibleLlm"]
 
@@ -55,7 +54,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _DEFAULT_TIMEOUT = httpx.Timeout(600.0, connect=10.0)
 
 
-class OpenAiCompatibleLlm(BaseLlm):
+class OpenAiCompatibleLlm(ProviderLlm):
     """A model behind an OpenAI-compatible ``/chat/completions`` endpoint.
 
     Args:
@@ -84,37 +83,15 @@ class OpenAiCompatibleLlm(BaseLlm):
         timeout: float | httpx.Timeout = _DEFAULT_TIMEOUT,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(model=model)
+        super().__init__(model=model, retry=retry, scheduler=scheduler, on_retry=on_retry)
         self.base_url = base_url
         self.api_key = api_key
-        self.retry = retry
-        self.scheduler = scheduler
-        self.on_retry = on_retry
         self.timeout = timeout
         self.headers = dict(headers or {})
         # One connection pool per event loop: an httpx pool must not cross loops.
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient]
         self._clients = weakref.WeakKeyDictionary()
         self._clients_lock = threading.Lock()
-
-    @property
-    def provider(self) -> str:
-        """How this model is named in error messages."""
-        return f"OpenAiCompatibleLlm({self.model!r})"
-
-    def generate_content(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> Observable[LlmResponse]:
-        """Calls the server; see :meth:`BaseLlm.generate_content` for the protocol."""
-
-        def attempt() -> Observable[LlmResponse]:
-            if stream:
-                return from_async(lambda: self._stream(llm_request))
-            return from_async(lambda: self._complete(llm_request))
-
-        return retrying(
-            [(self.model, attempt)], self.retry, scheduler=self.scheduler, on_retry=self.on_retry
-        )
 
     # -- configuration, resolved at call time --------------------------------------------
 
