@@ -13,8 +13,12 @@ applies it to the session when it persists that event.
 
 Every store keeps state as JSON, so a write is checked when it is made, the same way for
 every store: a key must be a string, and a value (except under ``temp:``, never stored) must
-be something JSON can hold. A bad write raises :class:`~adk_rx.errors.StateValueError`
-naming the key and, when known, the tool or callback that wrote it.
+be something JSON can hold. A ``user:`` or ``app:`` key is also a row's key in a SQL store,
+so it holds no NUL character (PostgreSQL refuses NUL in text) and at most
+:data:`MAX_SHARED_KEY_LENGTH` characters. A bad write raises
+:class:`~adk_rx.errors.StateValueError` naming the key and, when known, the tool or callback
+that wrote it; the session services check the ``user:`` and ``app:`` keys of what they are
+given again (:func:`check_shared_key`), before they write anything.
 """
 
 from __future__ import annotations
@@ -25,10 +29,23 @@ from typing import Any, ClassVar
 
 from adk_rx.errors import StateValueError
 
-__all__ = ["REMOVED", "State", "apply_delta", "check_state_delta", "persistent_delta"]
+__all__ = [
+    "MAX_SHARED_KEY_LENGTH",
+    "REMOVED",
+    "State",
+    "apply_delta",
+    "check_shared_key",
+    "check_state_delta",
+    "persistent_delta",
+]
 
 REMOVED = "__ADK_SENTINEL_REMOVED__"
 """The value a delta holds for a key it deletes (serialises as plain JSON)."""
+
+MAX_SHARED_KEY_LENGTH = 512
+"""The longest ``user:`` or ``app:`` key, in characters (a SQL store's key column)."""
+
+_SHARED_PREFIXES = ("user:", "app:")
 
 
 def _is_removed(value: Any) -> bool:
@@ -44,6 +61,8 @@ def _check_write(key: Any, value: Any, writer: str | None) -> None:
         raise StateValueError(
             key, f"has type {type(key).__name__}; state keys must be strings", writer
         )
+    if key.startswith(_SHARED_PREFIXES):
+        check_shared_key(key, writer)
     if value is None or value.__class__ in _SCALARS or key.startswith(State.TEMP_PREFIX):
         return
     try:
@@ -58,11 +77,32 @@ def _check_write(key: Any, value: Any, writer: str | None) -> None:
         ) from exc
 
 
+def check_shared_key(key: str, writer: str | None = None) -> None:
+    """Checks a ``user:`` or ``app:`` key: every store can keep it as a row's key.
+
+    Raises:
+        StateValueError: the key holds a NUL character, or is longer than
+            :data:`MAX_SHARED_KEY_LENGTH` characters.
+    """
+    if "\x00" in key:
+        raise StateValueError(
+            key, "holds a NUL character, which a user: or app: key cannot hold", writer
+        )
+    if len(key) > MAX_SHARED_KEY_LENGTH:
+        raise StateValueError(
+            key,
+            f"is {len(key)} characters long; a user: or app: key has at most "
+            f"{MAX_SHARED_KEY_LENGTH}",
+            writer,
+        )
+
+
 def check_state_delta(delta: Mapping[Any, Any], writer: str | None = None) -> None:
     """Checks every write of a state delta the way :class:`State` checks one.
 
     Raises:
-        StateValueError: a key is not a string, or a value is not JSON.
+        StateValueError: a key is not a string, or a value is not JSON, or a ``user:`` /
+            ``app:`` key fails :func:`check_shared_key`.
     """
     for key, value in delta.items():
         _check_write(key, value, writer)
@@ -77,8 +117,8 @@ class State(MutableMapping[str, Any]):
         writer: who writes through this view (e.g. ``"tool 'save'"``), named by errors.
 
     Raises:
-        StateValueError: (on a write) a key that is not a string, or a value JSON cannot
-            hold outside ``temp:``.
+        StateValueError: (on a write) a key that is not a string, a value JSON cannot hold
+            outside ``temp:``, or a ``user:`` / ``app:`` key no store can keep.
     """
 
     APP_PREFIX: ClassVar[str] = "app:"

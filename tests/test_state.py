@@ -99,6 +99,18 @@ def test_a_non_string_key_fails_at_write_time() -> None:
         State({})[1] = "x"  # type: ignore[index]
 
 
+def test_a_shared_key_no_store_can_keep_fails_at_write_time_naming_the_writer() -> None:
+    state = State({}, writer="tool 'save'")
+    with pytest.raises(StateValueError, match=r"'user:a\\x00b' \(written by tool 'save'\) .*NUL"):
+        state["user:a\x00b"] = 1
+    with pytest.raises(StateValueError, match=r"513 characters long; .* at most 512"):
+        state["app:" + "k" * 509] = 1
+    assert state.delta == {}
+    state["a\x00b"] = state["temp:a\x00b"] = 1  # a session key is stored inside JSON
+    state["app:" + "k" * 508] = 1
+    assert len(state.delta) == 3
+
+
 def test_temp_keys_may_hold_anything_they_are_never_stored() -> None:
     state = State({})
     marker = object()

@@ -15,7 +15,7 @@ from adk_rx.events import Event
 from adk_rx.rx._engine.awaitable import awaitable_results
 from adk_rx.rx._engine.sync import single
 from adk_rx.sessions.session import GetSessionConfig, ListSessionsResponse, Session
-from adk_rx.state import State
+from adk_rx.state import State, check_shared_key
 
 __all__ = ["BaseSessionService", "ScopedDelta", "split_delta"]
 
@@ -131,12 +131,20 @@ class ScopedDelta:
 
 
 def split_delta(delta: Mapping[str, Any]) -> ScopedDelta:
-    """Splits a delta into app, user and session parts, keeping prefixes; drops ``temp:``."""
+    """Splits a delta into app, user and session parts, keeping prefixes; drops ``temp:``.
+
+    Raises:
+        StateValueError: an ``app:`` or ``user:`` key no store can keep (a NUL character,
+            too long: see :func:`~adk_rx.state.check_shared_key`); the services split a
+            delta before they write anything, so nothing of it is kept.
+    """
     scoped = ScopedDelta()
     for key, value in delta.items():
         if key.startswith(State.APP_PREFIX):
+            check_shared_key(key)
             scoped.app[key] = value
         elif key.startswith(State.USER_PREFIX):
+            check_shared_key(key)
             scoped.user[key] = value
         elif not key.startswith(State.TEMP_PREFIX):
             scoped.session[key] = value

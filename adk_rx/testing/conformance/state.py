@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from adk_rx.errors import StateValueError
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import GetSessionConfig, Session
-from adk_rx.state import REMOVED
+from adk_rx.state import MAX_SHARED_KEY_LENGTH, REMOVED
 from adk_rx.testing.conformance.support import (
     check,
     delta,
     event,
     expect,
     get,
+    optional,
+    raises,
     texts,
     value,
 )
@@ -68,6 +71,30 @@ def create_state_goes_to_its_scopes(svc: BaseSessionService, app: str) -> None:
     expect(sibling.state == {"app:a": 1, "user:b": 2}, f"sibling state: {sibling.state}")
     stranger = value(svc.create_session(app_name=app, user_id="v"))
     expect(stranger.state == {"app:a": 1}, f"another user's state: {stranger.state}")
+
+
+@check
+def shared_keys_no_store_can_keep_are_refused_before_anything_is_written(
+    svc: BaseSessionService, app: str
+) -> None:
+    session = value(svc.create_session(app_name=app, user_id="u"))
+    longest = "user:" + "k" * (MAX_SHARED_KEY_LENGTH - len("user:"))
+    for bad in ("user:a\x00b", "app:a\x00b", longest + "k"):
+        actions = delta(**{"own": 1, "user:fine": 2, bad: 3})
+        raises(StateValueError, svc.append_event(session, event(actions=actions)))
+        raises(
+            StateValueError,
+            svc.create_session(app_name=app, user_id="u", state={bad: 1}, session_id="refused"),
+        )
+    got = get(svc, session)
+    expect(got.events == [] and got.state == {}, f"a refused delta left {got.state}, {got.events}")
+    expect(session.state == {}, f"a refused append changed the view: {session.state}")
+    refused = optional(svc.get_session(app_name=app, user_id="u", session_id="refused"))
+    expect(refused is None, "a refused create_session stored the session")
+    # What every store can keep: the longest shared key, and NUL in a session key.
+    value(svc.append_event(session, event(actions=delta(**{longest: 1, "a\x00b": 2}))))
+    got = get(svc, session).state
+    expect(got == {longest: 1, "a\x00b": 2}, f"kept keys read back as {sorted(got)}")
 
 
 # -- read filters --------------------------------------------------------------------------
