@@ -1,10 +1,7 @@
-"""Contexts: what an invocation carries, and what callbacks and tools may see and do.
+"""Contexts: what callbacks and tools may see and do during an invocation.
 
-* :class:`InvocationContext` - one per agent per invocation (copied, never mutated, when
-  the runtime descends into a sub-agent); the parts shared by the whole invocation
-  (LLM-call budget, cancellation, scratch data) live in one
-  :class:`~adk_rx.invocation_shared.InvocationShared`, the
-  services of the Runner in one :class:`~adk_rx.services.InvocationServices`.
+* :class:`InvocationContext` - what one agent carries while it runs within an invocation
+  (defined in :mod:`adk_rx.invocation_context`, exported here as well).
 * :class:`ReadonlyContext` - read-only view for instruction providers.
 * :class:`CallbackContext` - state writes and artifact saves recorded as the next event's
   actions (never written through to the session).
@@ -13,7 +10,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -24,26 +20,16 @@ from reactivex import Observable
 from reactivex import operators as ops
 
 from adk_rx.auth.tool_auth import get_auth_response, request_credential
-from adk_rx.budget import budget_for
 from adk_rx.errors import ConfigurationError
-from adk_rx.events import EMPTY_ACTIONS, Event, EventActions, ToolConfirmation, new_event_id
-from adk_rx.invocation_shared import InvocationShared
-from adk_rx.run_config import RunConfig
-from adk_rx.services import InvocationServices
+from adk_rx.events import EMPTY_ACTIONS, Event, EventActions, ToolConfirmation
+from adk_rx.invocation_context import InvocationContext, new_invocation_id
 from adk_rx.state import State
 
 if TYPE_CHECKING:
-    from adk_rx.agents.base import BaseAgent
-    from adk_rx.agents.call import NodeCall
     from adk_rx.artifacts.base import BaseArtifactService
     from adk_rx.auth.config import AuthConfig
     from adk_rx.auth.credential import AuthCredential
-    from adk_rx.live.queue import LiveRequestQueue
-    from adk_rx.memory.base import BaseMemoryService, SearchMemoryResponse
-    from adk_rx.resumability.log import ResumeLog
-    from adk_rx.sessions.base import BaseSessionService
-    from adk_rx.sessions.session import Session
-    from adk_rx.telemetry.spans import TraceScope
+    from adk_rx.memory.base import SearchMemoryResponse
 
 __all__ = [
     "ActionsBuilder",
@@ -53,95 +39,6 @@ __all__ = [
     "ToolContext",
     "new_invocation_id",
 ]
-
-
-def new_invocation_id() -> str:
-    """A fresh invocation id: ``e-<uuid4>`` (random version-4 UUID, dashed)."""
-    h = new_event_id()
-    return f"e-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-
-
-@dataclass(slots=True)
-class InvocationContext:
-    """Everything one agent needs while it runs within an invocation.
-
-    Copies are made with :meth:`copy` when the runtime descends into a sub-agent or a
-    branch; ``end_invocation`` is per copy, ``shared`` is one object per invocation and
-    ``services`` one per Runner. ``resume`` holds what the stored events say while an
-    invocation is being resumed (None otherwise).
-    """
-
-    session: Session
-    agent: BaseAgent
-    services: InvocationServices
-    invocation_id: str = field(default_factory=new_invocation_id)
-    branch: str | None = None
-    user_content: types.Content | None = None
-    run_config: RunConfig = field(default_factory=RunConfig)
-    end_invocation: bool = False
-    shared: InvocationShared = None  # type: ignore[assignment]
-    trace: TraceScope | None = None  # the span this agent runs in; None when nobody listens
-    live_request_queue: LiveRequestQueue | None = None  # set by Runner.run_live
-    resume: ResumeLog | None = None
-    node_call: NodeCall | None = None  # set by a workflow for the agent it runs as a node
-
-    def __post_init__(self) -> None:
-        if self.shared is None:
-            self.shared = InvocationShared(budget_for(self.run_config))
-
-    def copy(self, **changes: Any) -> InvocationContext:
-        """A copy with some fields changed; ``shared`` stays the same object.
-
-        Raises:
-            AttributeError: a change names no field.
-        """
-        # Field by field (every field, so a new one is never forgotten), not
-        # dataclasses.replace: a copy is made per agent run and per branch.
-        new = object.__new__(type(self))
-        for name in _CONTEXT_FIELDS:
-            object.__setattr__(new, name, getattr(self, name))
-        new.end_invocation = False
-        for name, value in changes.items():
-            setattr(new, name, value)
-        return new
-
-    @property
-    def session_service(self) -> BaseSessionService:
-        """Where the session is stored (``services.session_service``)."""
-        return self.services.session_service
-
-    @property
-    def artifact_service(self) -> BaseArtifactService | None:
-        """Where artifacts are stored (``services.artifact_service``)."""
-        return self.services.artifact_service
-
-    @property
-    def memory_service(self) -> BaseMemoryService | None:
-        """Long-term memory (``services.memory_service``)."""
-        return self.services.memory_service
-
-    @property
-    def app_name(self) -> str:
-        """The session's app name."""
-        return self.session.app_name
-
-    @property
-    def user_id(self) -> str:
-        """The session's user id."""
-        return self.session.user_id
-
-    @property
-    def cancelled(self) -> bool:
-        """True once the invocation was cancelled."""
-        return self.shared.cancelled.is_set()
-
-    def increment_llm_call_count(self) -> None:
-        """Counts a model call against the invocation's budget (``RunConfig.max_llm_calls``,
-        ``max_tokens``, ``max_cost``); raises BudgetExceededError when it is spent."""
-        self.shared.count_llm_call()
-
-
-_CONTEXT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(InvocationContext))
 
 
 class ReadonlyContext:

@@ -71,6 +71,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "adk_rx.tools",
             "adk_rx.code_executors",
             "adk_rx.context",
+            "adk_rx.invocation_context",
             "adk_rx.services",
             "adk_rx.invocation_shared",
             "adk_rx.budget",
