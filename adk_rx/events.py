@@ -6,14 +6,15 @@ place: they ride on the event as ``actions.state_delta`` and the Runner applies 
 persists the event.
 
 Both classes are frozen, slotted dataclasses: assigning a field raises, and an event costs a
-few hundred bytes. JSON uses ADK's camelCase keys (``invocationId``, ``stateDelta``...) and
-accepts snake_case on input.
+few hundred bytes (a streamed chunk's, less: ``adk_rx.flows.light_event``). JSON uses
+ADK's camelCase keys (``invocationId``, ``stateDelta``...) and accepts snake_case on input.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import operator
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ import pydantic
 from google.genai import types
 from pydantic.alias_generators import to_camel
 
-from adk_rx.errors import ConfigurationError
+from adk_rx.state import merge_state_deltas
 
 __all__ = [
     "CONFIRMATION_FUNCTION",
@@ -152,25 +153,6 @@ class NodeInfo:
     message_as_output: bool | None = None
 
 
-def _deep_merge(left: Mapping[str, Any], right: Mapping[str, Any], path: str) -> dict[str, Any]:
-    merged = dict(left)
-    for key, value in right.items():
-        old = merged.get(key)
-        if isinstance(old, Mapping) and isinstance(value, Mapping):
-            old_keys = {type(k) for k in old}
-            new_keys = {type(k) for k in value}
-            if old_keys and new_keys and old_keys != new_keys:
-                raise ConfigurationError(
-                    f"cannot merge state delta at {path}{key!s}: nested key types differ "
-                    f"({sorted(t.__name__ for t in old_keys)} vs "
-                    f"{sorted(t.__name__ for t in new_keys)})"
-                )
-            merged[key] = _deep_merge(old, value, f"{path}{key!s}.")
-        else:
-            merged[key] = value
-    return merged
-
-
 @dataclass(frozen=True, slots=True)
 class EventActions:
     """What an event asks the runtime to do besides showing its content.
@@ -223,7 +205,7 @@ class EventActions:
         if self is EMPTY_ACTIONS:
             return other
         return EventActions(
-            state_delta=_deep_merge(self.state_delta, other.state_delta, ""),
+            state_delta=merge_state_deltas(self.state_delta, other.state_delta),
             artifact_delta={**self.artifact_delta, **other.artifact_delta},
             transfer_to_agent=_last(self.transfer_to_agent, other.transfer_to_agent),
             escalate=_either(self.escalate, other.escalate),
@@ -256,9 +238,7 @@ def _last(a: Any, b: Any) -> Any:
 
 
 def _either(a: bool | None, b: bool | None) -> bool | None:
-    if a is None and b is None:
-        return None
-    return bool(a) or bool(b)
+    return None if a is None and b is None else bool(a) or bool(b)
 
 
 EMPTY_ACTIONS = EventActions()
@@ -328,6 +308,11 @@ class Event:
     def replace(self, **changes: Any) -> Event:
         """Returns a copy with the given fields changed."""
         return dataclasses.replace(self, **changes)
+
+    def __eq__(self, other: object) -> bool:  # field by field, whatever the Event's class
+        if not isinstance(other, Event):
+            return NotImplemented
+        return _fields_of(self) == _fields_of(other)
 
     def get_function_calls(self) -> list[types.FunctionCall]:
         """The function calls in the content, in order."""
@@ -410,4 +395,5 @@ class Event:
         return f"Event(author={self.author!r}, content={body}, id={self.id[:8]})"
 
 
+_fields_of = operator.attrgetter(*(f.name for f in dataclasses.fields(Event)))
 _EVENT_ADAPTER: pydantic.TypeAdapter[Event] = pydantic.TypeAdapter(Event)

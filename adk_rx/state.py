@@ -27,7 +27,7 @@ import json
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any, ClassVar
 
-from adk_rx.errors import StateValueError
+from adk_rx.errors import ConfigurationError, StateValueError
 
 __all__ = [
     "MAX_SHARED_KEY_LENGTH",
@@ -36,6 +36,7 @@ __all__ = [
     "apply_delta",
     "check_shared_key",
     "check_state_delta",
+    "merge_state_deltas",
     "persistent_delta",
 ]
 
@@ -203,3 +204,29 @@ def apply_delta(target: dict[str, Any], delta: Mapping[str, Any]) -> None:
 def persistent_delta(delta: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a delta that is stored: everything but ``temp:`` keys."""
     return {k: v for k, v in delta.items() if not k.startswith(State.TEMP_PREFIX)}
+
+
+def merge_state_deltas(
+    left: Mapping[str, Any], right: Mapping[str, Any], path: str = ""
+) -> dict[str, Any]:
+    """``left`` with ``right`` laid on top, nested mappings merged key by key.
+
+    Raises:
+        ConfigurationError: two nested values have keys of different types.
+    """
+    merged = dict(left)
+    for key, value in right.items():
+        old = merged.get(key)
+        if isinstance(old, Mapping) and isinstance(value, Mapping):
+            old_keys = {type(k) for k in old}
+            new_keys = {type(k) for k in value}
+            if old_keys and new_keys and old_keys != new_keys:
+                raise ConfigurationError(
+                    f"cannot merge state delta at {path}{key!s}: nested key types differ "
+                    f"({sorted(t.__name__ for t in old_keys)} vs "
+                    f"{sorted(t.__name__ for t in new_keys)})"
+                )
+            merged[key] = merge_state_deltas(old, value, f"{path}{key!s}.")
+        else:
+            merged[key] = value
+    return merged

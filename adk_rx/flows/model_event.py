@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from adk_rx.context import ActionsBuilder, InvocationContext
 from adk_rx.events import EMPTY_ACTIONS, Event, new_event_id
+from adk_rx.flows.light_event import chunk_event
 from adk_rx.flows.request_layout import planned_content
 from adk_rx.models.aggregation import ensure_function_call_ids
 from adk_rx.models.llm_response import LlmResponse
@@ -42,13 +43,6 @@ class ResponseIds:
         if not partial:
             self.value = new_event_id()
         return value
-
-
-def _has_calls(parts: list[types.Part]) -> bool:
-    for part in parts:  # noqa: SIM110 (a plain loop: this runs once per streamed chunk)
-        if part.function_call is not None:
-            return True
-    return False
 
 
 def _spend(
@@ -95,8 +89,28 @@ def model_event(
         and response.output_transcription is None
     ):
         return None
+    has_calls = False
+    if content is not None and content.parts:
+        for part in content.parts:  # inline: this runs once per streamed chunk
+            if part.function_call is not None:
+                has_calls = True
+                break
+    if partial is True and content is not None and not has_calls:
+        if ids is None:
+            event_id = new_event_id()
+        else:  # a chunk shares the id of the response after it
+            event_id = ids.value if response.partial else ids.take(False)
+        return chunk_event(  # the common streamed chunk: a light event
+            response,
+            content,
+            id=event_id,
+            author=author,
+            invocation_id=ctx.invocation_id,
+            branch=ctx.branch,
+            actions=EMPTY_ACTIONS if actions is None else actions.freeze(),
+        )
     long_running: frozenset[str] | None = None
-    if content is not None and content.parts and _has_calls(content.parts):
+    if has_calls:
         content = ensure_function_call_ids(content)
         assert content is not None and content.parts is not None
         ids_of_long = {

@@ -1,0 +1,133 @@
+"""A streamed chunk's light event reads, compares, serialises and copies as a full Event."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import pickle
+
+import pytest
+from google.genai import types
+
+from adk_rx import Event, EventActions, LlmAgent, RunConfig, StreamingMode
+from adk_rx.flows.light_event import chunk_event
+from adk_rx.flows.model_event import ResponseIds, model_event
+from adk_rx.models import LlmResponse
+from adk_rx.testing import ScriptedLlm
+from tests.agents.scripted_agents import invocation_context
+from tests.spine_support import create_session, new_runner, turn
+
+AGENT = LlmAgent(name="helper", model=ScriptedLlm([]))
+FIELDS = [f.name for f in dataclasses.fields(Event)]
+
+
+def chunk(text: str = "Hel", **fields: object) -> LlmResponse:
+    content = types.Content(role="model", parts=[types.Part(text=text)])
+    return LlmResponse(content=content, partial=True, **fields)  # type: ignore[arg-type]
+
+
+def full_twin(event: Event) -> Event:
+    """The Event built field by field, as model_event built every chunk's event before."""
+    return Event(**{name: getattr(event, name) for name in FIELDS})
+
+
+RICH = chunk(
+    "Hel",
+    finish_reason="STOP",
+    usage_metadata=types.GenerateContentResponseUsageMetadata(prompt_token_count=3),
+    custom_metadata={"k": [1, 2]},
+    model_version="m-1",
+    avg_logprobs=-0.5,
+    turn_complete=False,
+)
+
+
+@pytest.mark.parametrize("response", [chunk(), RICH], ids=["plain", "with metadata"])
+def test_a_chunk_event_is_an_event_with_every_field_of_its_response(
+    response: LlmResponse,
+) -> None:
+    ctx = invocation_context(AGENT)
+    actions = EventActions(state_delta={"seen": 1})
+    event = chunk_event(
+        response,
+        response.content,  # type: ignore[arg-type]
+        id="abc",
+        author="helper",
+        invocation_id="e-1",
+        branch="root.helper",
+        actions=actions,
+    )
+    assert isinstance(event, Event)
+    assert type(event) is not Event  # the light class
+    expected = Event(
+        id="abc",
+        author="helper",
+        invocation_id="e-1",
+        branch="root.helper",
+        content=response.content,
+        actions=actions,
+        partial=True,
+        timestamp=event.timestamp,
+        turn_complete=response.turn_complete,
+        finish_reason=response.finish_reason,
+        usage_metadata=response.usage_metadata,
+        custom_metadata=response.custom_metadata,
+        model_version=response.model_version,
+        avg_logprobs=response.avg_logprobs,
+    )
+    assert {n: getattr(event, n) for n in FIELDS} == {n: getattr(expected, n) for n in FIELDS}
+    assert event == expected and expected == event
+    assert event != expected.replace(id="other") and expected.replace(id="other") != event
+    assert event.to_json() == expected.to_json()
+    assert event.to_dict() == expected.to_dict()
+    assert Event.from_json(event.to_json()) == event
+    assert repr(event) == repr(expected)
+    assert not event.is_final_response() and event.text() == "Hel"
+    assert ctx.invocation_id  # the context is only used to make one
+
+
+def test_a_chunk_event_is_frozen_and_copies_as_a_plain_event() -> None:
+    ctx = invocation_context(AGENT)
+    event = model_event(chunk(), author="helper", ctx=ctx, partial=True, ids=ResponseIds())
+    assert event is not None and type(event) is not Event
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        event.author = "other"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        event.finish_reason = "STOP"  # type: ignore[misc]
+    changed = event.replace(finish_reason="STOP")
+    assert type(changed) is Event and changed.finish_reason == "STOP"
+    assert changed.replace(finish_reason=None) == event
+    assert type(dataclasses.replace(event, partial=False)) is Event
+    for copied in (copy.copy(event), copy.deepcopy(event), pickle.loads(pickle.dumps(event))):
+        assert type(copied) is Event and copied == event
+    assert dataclasses.asdict(event) == dataclasses.asdict(full_twin(event))
+
+
+def test_a_chunk_with_function_calls_keeps_the_full_event() -> None:
+    ctx = invocation_context(AGENT)
+    call = types.Part(function_call=types.FunctionCall(name="lookup", args={}))
+    response = LlmResponse(content=types.Content(role="model", parts=[call]), partial=True)
+    event = model_event(response, author="helper", ctx=ctx, partial=True)
+    assert event is not None and type(event) is Event
+    assert (event.get_function_calls()[0].id or "").startswith("adk-")
+
+
+def test_streamed_events_of_a_run_are_light_and_read_as_before() -> None:
+    """Through a Runner in SSE mode: every chunk's event has the run's invocation fields."""
+    stream = [chunk("a"), chunk("b"), LlmResponse.text("ab", turn_complete=True)]
+    runner = new_runner(LlmAgent(name="helper", model=ScriptedLlm([stream])))
+    create_session(runner)
+    events = turn(runner, "hi", run_config=RunConfig(streaming_mode=StreamingMode.SSE))
+    partial = [e for e in events if e.partial]
+    final = events[-1]
+    assert [e.text() for e in partial] == ["a", "b"] and final.text() == "ab"
+    for event in partial:
+        assert type(event) is not Event
+        assert (event.author, event.invocation_id, event.branch, event.id) == (
+            final.author,
+            final.invocation_id,
+            final.branch,
+            final.id,
+        )
+        assert json.loads(event.to_json())["partial"] is True
