@@ -42,6 +42,7 @@ from pathlib import Path
 
 import httpx
 import sqlalchemy as sa
+from lean_http import Connection, HttpError, count_frames
 
 REPO = Path(__file__).resolve().parents[1]
 APP = "bench"
@@ -147,6 +148,44 @@ def server(name: str, folder: Path, uri: str | None) -> Iterator[Server]:
 
 
 async def _turns(name: str, url: str, clients: int, per_client: int, text: str) -> int:
+    if CLIENT == "httpx":
+        return await _turns_httpx(name, url, clients, per_client, text)
+    events = 0
+    failures: list[str] = []
+
+    async def client(index: int) -> None:
+        nonlocal events
+        user, sid = f"u{index}-{uuid.uuid4().hex[:6]}", ""
+        http = Connection(url)
+        for turn in range(per_client):
+            try:
+                if turn % 10 == 0:
+                    created = await http.json("POST", f"/apps/{APP}/users/{user}/sessions", {})
+                    sid = created["id"]
+                async for chunk in http.stream("POST", "/run_sse", _run_body(user, sid, text)):
+                    events += count_frames(chunk)
+            except (HttpError, OSError, asyncio.IncompleteReadError) as exc:
+                failures.append(f"{type(exc).__name__} {exc}"[:80])
+                await http.close()
+        await http.close()
+
+    await asyncio.gather(*(client(i) for i in range(clients)))
+    if failures:
+        print(f"  {name}: {len(failures)} failed turns, e.g. {failures[0]}", flush=True)
+    return events
+
+
+def _run_body(user: str, sid: str, text: str) -> dict[str, object]:
+    return {
+        "app_name": APP,
+        "user_id": user,
+        "session_id": sid,
+        "new_message": {"role": "user", "parts": [{"text": text}]},
+        "streaming": True,
+    }
+
+
+async def _turns_httpx(name: str, url: str, clients: int, per_client: int, text: str) -> int:
     limits = httpx.Limits(max_connections=clients + 4, max_keepalive_connections=clients + 4)
     events = 0
     failures: list[str] = []
@@ -159,13 +198,7 @@ async def _turns(name: str, url: str, clients: int, per_client: int, text: str) 
                 if turn % 10 == 0:
                     created = await http.post(f"/apps/{APP}/users/{user}/sessions", json={})
                     sid = created.json()["id"]
-                body = {
-                    "app_name": APP,
-                    "user_id": user,
-                    "session_id": sid,
-                    "new_message": {"role": "user", "parts": [{"text": text}]},
-                    "streaming": True,
-                }
+                body = _run_body(user, sid, text)
                 try:
                     async with http.stream("POST", "/run_sse", json=body) as response:
                         if response.status_code != 200:
@@ -186,21 +219,31 @@ async def _turns(name: str, url: str, clients: int, per_client: int, text: str) 
 
 
 CLIENTS_PER_PROCESS = 16  # what one Python client process reads at full speed, about
+CLIENT = "lean"  # or "httpx" (--client): what the client side costs shows in client CPU
 
 
-def _drive(name: str, url: str, clients: int, per_client: int, text: str) -> int:
-    return asyncio.run(_turns(name, url, clients, per_client, text))
+def _drive(name: str, url: str, clients: int, per_client: int, text: str) -> tuple[int, float]:
+    """(events read, CPU seconds this client process used)."""
+    before = time.process_time()
+    events = asyncio.run(_turns(name, url, clients, per_client, text))
+    return events, time.process_time() - before
 
 
-def measure(
-    srv: Server, clients: int, per_client: int, text: str = "hello"
-) -> tuple[float, float, float]:
-    """(turns/s, CPU ms per turn, events/s) of one run. Past ``CLIENTS_PER_PROCESS`` the
-    clients are spread over several processes, so the client side is not what is measured."""
+@dataclass(frozen=True)
+class Measured:
+    turns_s: float
+    cpu_ms: float  # the server's CPU per turn
+    events_s: float
+    client_ms: float  # the client processes' CPU per turn
+
+
+def measure(srv: Server, clients: int, per_client: int, text: str = "hello") -> Measured:
+    """One run. Past ``CLIENTS_PER_PROCESS`` the clients are spread over several processes,
+    so one client process's speed is not what is measured."""
     processes = max(1, clients // CLIENTS_PER_PROCESS)
     cpu, start = srv.cpu(), time.perf_counter()
     if processes == 1:
-        events = _drive(srv.name, srv.url, clients, per_client, text)
+        results = [_drive(srv.name, srv.url, clients, per_client, text)]
     else:
         with ProcessPoolExecutor(processes, mp_context=get_context("fork")) as pool:
             share = clients // processes
@@ -208,10 +251,11 @@ def measure(
                 pool.submit(_drive, srv.name, srv.url, share, per_client, text)
                 for _ in range(processes)
             ]
-            events = sum(future.result() for future in futures)
+            results = [future.result() for future in futures]
     wall, used = time.perf_counter() - start, srv.cpu() - cpu
     turns = clients * per_client
-    return turns / wall, used * 1000 / turns, events / wall
+    events, client = sum(r[0] for r in results), sum(r[1] for r in results)
+    return Measured(turns / wall, used * 1000 / turns, events / wall, client * 1000 / turns)
 
 
 @contextmanager
@@ -250,26 +294,31 @@ def compare(kind: str, client_counts: list[int], turns: int, rounds: int) -> Non
             measure(srv, 4, 10)  # warm up: imports, pools, first sessions
         for clients in client_counts:
             per_client = max(10, turns // clients)
-            runs: dict[str, list[tuple[float, float, float]]] = {s.name: [] for s in servers}
+            runs: dict[str, list[Measured]] = {s.name: [] for s in servers}
             for _ in range(rounds):
                 for srv in servers:
                     runs[srv.name].append(measure(srv, clients, per_client))
-            rx, adk = (
-                (statistics.median(r[0] for r in runs[n]), statistics.median(r[1] for r in runs[n]))
-                for n in ("adk-rx", "google-adk")
-            )
+            rx, adk = (_median(runs[n]) for n in ("adk-rx", "google-adk"))
             print(
-                f"{kind:<10} {clients:>3} clients  adk-rx {rx[0]:7.1f} turns/s {rx[1]:5.1f} ms CPU"
-                f"   google-adk {adk[0]:7.1f} turns/s {adk[1]:5.1f} ms CPU"
-                f"   ratio {rx[0] / adk[0]:4.1f}x, CPU {adk[1] / rx[1]:4.1f}x less",
+                f"{kind:<10} {clients:>3} clients  adk-rx {rx.turns_s:7.1f} turns/s"
+                f" {rx.cpu_ms:5.1f} ms CPU   google-adk {adk.turns_s:7.1f} turns/s"
+                f" {adk.cpu_ms:5.1f} ms CPU   ratio {rx.turns_s / adk.turns_s:4.1f}x,"
+                f" CPU {adk.cpu_ms / rx.cpu_ms:4.1f}x less;"
+                f" client CPU {rx.client_ms:.1f} / {adk.client_ms:.1f} ms per turn",
                 flush=True,
             )
         chunks = 2_000 if turns < 200 else 20_000
         for srv in servers:
             rate = statistics.median(
-                measure(srv, 1, 1, f"stream {chunks}")[2] for _ in range(rounds)
+                measure(srv, 1, 1, f"stream {chunks}").events_s for _ in range(rounds)
             )
             print(f"{kind:<10} one stream of {chunks} chunks: {srv.name} {rate:9.0f} events/s")
+
+
+def _median(runs: list[Measured]) -> Measured:
+    return Measured(
+        *(statistics.median(getattr(r, f) for r in runs) for f in Measured.__dataclass_fields__)
+    )
 
 
 def rss(total: int) -> None:
@@ -298,7 +347,12 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=640, help="turns per run")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rss-turns", type=int, default=6000)
+    parser.add_argument(
+        "--client", choices=("lean", "httpx"), default="lean", help="the clients' HTTP library"
+    )
     args = parser.parse_args()
+    global CLIENT
+    CLIENT = args.client
     if shutil.which("adk", path=str(Path(sys.executable).parent)) is None:
         sys.exit('google-adk is not installed: pip install -e ".[bench]"')
     turns, rounds, rss_turns = args.turns, args.rounds, args.rss_turns
