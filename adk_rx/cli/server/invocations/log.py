@@ -30,6 +30,14 @@ from adk_rx.events import Event
 
 __all__ = ["Entry", "InvocationLog", "Read", "Status"]
 
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 Status = Literal["starting", "running", "completed", "failed", "timeout", "cancelled"]
 FINISHED: frozenset[str] = frozenset({"completed", "failed", "timeout", "cancelled"})
 
@@ -99,6 +107,9 @@ class InvocationLog:
         self._wake_scheduled = False
         self._started: asyncio.Future[str | None] = loop.create_future()
         self.ended: asyncio.Future[None] = loop.create_future()  # resolved on the loop at the end
+        # The loop's thread, when the log is made on it (as the registry does): call_soon
+        # from there needs no wake-up write.
+        self._loop_thread = threading.get_ident() if _running_loop() is loop else None
 
     # -- writers (any thread) -------------------------------------------------------------
     def add(self, event: Event) -> None:
@@ -139,8 +150,7 @@ class InvocationLog:
             self.failure_status = failure_status
             self.finished_at = time.time()
             self._wake_scheduled = True
-        self._call_soon(self._wake)
-        self._call_soon(self._resolve_started)
+        self._call_soon(self._end_on_loop)
         return True
 
     # -- readers (the loop) ---------------------------------------------------------------
@@ -213,7 +223,15 @@ class InvocationLog:
     def _call_soon(self, fn: Callable[[], None]) -> None:
         # A loop that has closed (server shut down) has nobody left to wake.
         with contextlib.suppress(RuntimeError):
-            self._loop.call_soon_threadsafe(fn)
+            if threading.get_ident() == self._loop_thread:
+                # On the loop already (a run's end is applied there): no wake-up write.
+                self._loop.call_soon(fn)
+            else:
+                self._loop.call_soon_threadsafe(fn)
+
+    def _end_on_loop(self) -> None:
+        self._wake()
+        self._resolve_started()
 
     def _wake(self) -> None:
         with self._lock:
