@@ -42,7 +42,9 @@ class Limits:
         kept_bytes: memory for finished invocation logs of all users together; past it, the
             user holding the most loses its oldest first.
         max_finished: finished invocation logs kept in all (a count bound besides the
-            memory bound).
+            memory bound; a kept log costs a few KB beyond its JSON, so this bound is what
+            holds a busy server's memory flat: older logs leave tombstones and are read
+            back from the store).
         max_running: runs at once; more answer 503.
         heartbeat: seconds of silence after which an SSE stream sends a comment frame.
         batch_events: most events written to one client in one send.
@@ -60,7 +62,7 @@ class Limits:
     finished_ttl: float = 600.0
     kept_per_user: int = 64
     kept_bytes: int = 256 * MiB
-    max_finished: int = 10_000
+    max_finished: int = 1_000
     max_running: int = 256
     heartbeat: float = 15.0
     batch_events: int = 256

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from adk_rx import Event, SqlSessionService
+from adk_rx.cli.server.invocations.log import InvocationLog
 from tests.cli.server.conftest import BASE
 from tests.cli.server.invocations.test_retention import (
     STREAMED,
@@ -20,6 +21,7 @@ from tests.cli.server.invocations.test_retention import (
     run_to_end,
     sessions_for,
 )
+from tests.cli.server_support import user_text
 
 pytestmark = pytest.mark.asyncio
 
@@ -54,4 +56,40 @@ async def test_events_alive_stop_growing_with_turns_served(
         frames = await frames_of(http, app_name, "u79", kept[-1])
         assert [f.id for f in frames if f.id is not None] == [1, 2, 3, 4, 5, 6]
         assert frames[-1].event == "end"
+    store.close()
+
+
+def live(kind: type) -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if type(o) is kind)
+
+
+async def test_defaults_stop_growing_by_a_thousand_turns(
+    make_app: Callable[..., Any], app_name: str, tmp_path: Path
+):
+    """With every bound at its default (SQLite's history cache, the kept logs), what a server
+    holds for finished turns reaches its bound within 1,000 short-session turns: the next
+    turns add no Event objects and no invocation logs (the server_compare RSS row)."""
+    store = SqlSessionService(f"sqlite:///{tmp_path / 's.db'}")
+    app = make_app(session_service=store)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+
+        async def turns(first: int, count: int) -> None:
+            for n in range(first, first + count):
+                user, sid = f"u{n // 10}", "s1"  # a fresh session (and user) every 10 turns
+                if n % 10 == 0:
+                    created = await http.post(
+                        f"/apps/{app_name}/users/{user}/sessions", json={"session_id": sid}
+                    )
+                    assert created.status_code == 200
+                body = {"app_name": app_name, "user_id": user, "session_id": sid}
+                ran = await http.post("/run", json={**body, "new_message": user_text("hi")})
+                assert ran.status_code == 200, ran.text
+
+        await turns(0, 1000)
+        events, logs = live(Event), live(InvocationLog)
+        await turns(1000, 200)
+        assert live(Event) - events < 20, "Event objects grow past 1,000 turns"
+        assert live(InvocationLog) - logs < 10, "invocation logs grow past 1,000 turns"
     store.close()
