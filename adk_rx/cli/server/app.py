@@ -16,12 +16,12 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
-from starlette.routing import BaseRoute, Match, Route
+from starlette.routing import BaseRoute, Route
 
 from adk_rx.artifacts.base import BaseArtifactService
 from adk_rx.artifacts.file import FileArtifactService
 from adk_rx.auth import BaseCredentialService
-from adk_rx.errors import ConfigurationError, StoreError
+from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.memory.base import BaseMemoryService
 from adk_rx.memory.in_memory import InMemoryMemoryService
@@ -30,14 +30,14 @@ from adk_rx.sessions.session import Session
 from adk_rx.sessions.sql import SqlSessionService
 
 from .edge.cors import AllowedOrigins, with_cors
+from .edge.error_answers import EXCEPTION_HANDLERS
 from .edge.security import DEFAULT_HOSTS, SecurityMiddleware
-from .errors import AppLoadFailedError, BodyTimeoutError, RequestRejectedError
 from .invocations.registry import InvocationRegistry
 from .invocations.tap import TappedSessionService
 from .limits import Limits
 from .routes import adk_routes, adk_ui, live_route, run_routes, session_routes
 from .runners import AppRunners
-from .shared import Server, json_response
+from .shared import Server
 from .stores import (
     artifact_service_from_uri,
     credential_service_from_uri,
@@ -63,46 +63,6 @@ async def _page(request: Request) -> Response:
     if not request.app.state.server.web:
         raise HTTPException(404, "the page is served by `adk-rx web`")
     return FileResponse(PAGE, headers={"Cache-Control": "no-cache"})
-
-
-async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    headers = dict(exc.headers) if exc.headers else None
-    if exc.status_code == 405:
-        headers = {**(headers or {}), "Allow": _allowed_methods(request)}
-    return json_response({"detail": exc.detail}, exc.status_code, headers=headers)
-
-
-async def _app_load_failed(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, AppLoadFailedError)
-    body = {"detail": str(exc)}
-    if exc.traceback is not None:
-        body["traceback"] = exc.traceback
-    return json_response(body, exc.status)
-
-
-def _allowed_methods(request: Request) -> str:
-    """Every method of the path: starlette's 405 names only those of the first route whose
-    path matched, and one path may be served by several routes (``GET`` and ``POST``
-    ``.../sessions`` live in different modules)."""
-    methods: set[str] = set()
-    for route in request.app.routes:
-        if isinstance(route, Route) and route.matches(request.scope)[0] != Match.NONE:
-            methods |= route.methods or set()
-    return ", ".join(sorted(methods))
-
-
-async def _store_failed(request: Request, exc: Exception) -> Response:
-    # The store had no connection to spare or lost it: nothing was written (a failed write
-    # is rolled back), and a retry may succeed.
-    return json_response({"detail": str(exc)}, 503, headers={"Retry-After": "1"})
-
-
-async def _rejected(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, RequestRejectedError)
-    # A body cut off mid-way leaves the connection unusable: say so, and uvicorn closes it.
-    headers = {"Connection": "close"} if isinstance(exc, BodyTimeoutError) else None
-    return json_response({"detail": str(exc)}, exc.status, headers=headers)
 
 
 def create_app(
@@ -246,12 +206,7 @@ def create_app(
             *trace_routes.routes,
             *a2a_routes,
         ],
-        exception_handlers={
-            HTTPException: _http_error,
-            StoreError: _store_failed,
-            RequestRejectedError: _rejected,
-            AppLoadFailedError: _app_load_failed,
-        },
+        exception_handlers=dict(EXCEPTION_HANDLERS),
         lifespan=lifespan,
     )
     app.state.server = server

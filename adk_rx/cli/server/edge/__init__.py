@@ -15,4 +15,6 @@ A request, followed through the modules of this package:
 5. ``validation.py``: every id, name, cursor, message and client-written state is checked
    before anything is stored; what is refused answers a 4xx with a message
    (:mod:`adk_rx.cli.server.errors`), within the bounds of :mod:`adk_rx.cli.server.limits`.
+6. ``error_answers.py``: whatever error a route ends in becomes a JSON ``{"detail"}`` answer
+   with its status.
 """
