@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import threading
+import contextvars
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
-from typing import TypeAlias, TypeVar, Union, cast
+from typing import Any, Generic, TypeAlias, TypeVar, Union, cast
 
 from reactivex import Observable, abc
-from reactivex.disposable import Disposable
 
 from adk_rx.rx._engine.awaitable import LaterObservable
 from adk_rx.rx.schedulers import runtime_loop
@@ -21,7 +20,10 @@ AsyncSource: TypeAlias = Union[Awaitable[T], AsyncIterator[T], AsyncIterable[T]]
 """What a :func:`from_async` factory may return."""
 
 # asyncio keeps only weak references to tasks; a pump must not be collected while it runs.
-_pumps: set[asyncio.Task[None]] = set()
+_pumps: set[asyncio.Task[Any]] = set()
+# The context a pump's done-callback runs in: it only drops the task from ``_pumps``, so it
+# needs no copy of the subscriber's context (the task itself runs in one).
+_BARE_CONTEXT = contextvars.Context()
 
 
 def _on_thread_of(loop: asyncio.AbstractEventLoop) -> bool:
@@ -60,80 +62,118 @@ def from_async(factory: Callable[[], AsyncSource[T]]) -> Observable[T]:
     Returns:
         An Observable of the result or the items.
     """
+    return _FromAsync(factory)
 
-    def subscribe(
-        observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None
+
+class _FromAsync(LaterObservable[T]):
+    """The Observable :func:`from_async` returns: each subscription starts one :class:`_Pump`."""
+
+    def __init__(self, factory: Callable[[], AsyncSource[T]]) -> None:
+        super().__init__()
+        self._factory = factory
+
+    def _subscribe_core(
+        self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
         loop = runtime_loop()
-        lock = threading.Lock()
-        disposed = False
-        task: asyncio.Task[None] | None = None
-
-        async def pump() -> None:
-            try:
-                source = factory()
-                if hasattr(source, "__anext__") or hasattr(source, "__aiter__"):
-                    await _iterate(cast(AsyncIterable[T], source))
-                else:
-                    value = await cast(Awaitable[T], source)
-                    if not disposed:
-                        observer.on_next(value)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if not disposed:
-                    observer.on_error(exc)
-                return
-            if not disposed:
-                observer.on_completed()
-
-        async def _iterate(source: AsyncIterable[T]) -> None:
-            iterator = (
-                cast(AsyncIterator[T], source) if hasattr(source, "__anext__") else aiter(source)
-            )
-            try:
-                while not disposed:
-                    item = await anext(iterator)
-                    if disposed:
-                        return
-                    observer.on_next(item)
-            except StopAsyncIteration:
-                return
-            finally:
-                aclose = getattr(iterator, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-
-        def start() -> None:
-            nonlocal task
-            with lock:
-                if disposed:
-                    return
-                task = loop.create_task(pump())
-            _pumps.add(task)
-            task.add_done_callback(_pumps.discard)
-
-        def dispose() -> None:
-            nonlocal disposed
-            with lock:
-                if disposed:
-                    return
-                disposed = True
-                current = task
-            if current is None or current.done():
-                return
-            if _on_thread_of(loop):
-                # A dispose from inside the pump's own on_next needs no cancel: the pump sees
-                # the flag before it pulls again, and cancelling would break its aclose().
-                if asyncio.current_task(loop) is not current:
-                    current.cancel()
-            else:
-                loop.call_soon_threadsafe(current.cancel)
-
+        pump = _Pump(self._factory, observer, loop)
         if _on_thread_of(loop):
-            start()
+            pump.start()
         else:
-            loop.call_soon_threadsafe(start)
-        return Disposable(dispose)
+            loop.call_soon_threadsafe(pump.start)
+        return pump
 
-    return LaterObservable(subscribe)
+
+class _Pump(abc.DisposableBase, Generic[T]):
+    """One subscription of :func:`from_async`: its task, and the disposable that cancels it.
+
+    One object with a handful of slots, not a set of closures: a thousand invocations waiting
+    on their models keep a thousand of these alive. No lock either: ``start`` runs on the
+    loop's thread and ``dispose`` on any; ``start`` looks at the flag again after it made the
+    task, so whichever of the two comes second cancels it.
+    """
+
+    __slots__ = ("_disposed", "_factory", "_loop", "_observer", "_task")
+
+    def __init__(
+        self,
+        factory: Callable[[], AsyncSource[T]],
+        observer: abc.ObserverBase[T],
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
+        self._factory: Callable[[], AsyncSource[T]] | None = factory
+        self._observer: abc.ObserverBase[T] | None = observer
+        self._loop = loop
+        self._task: asyncio.Task[None] | None = None
+        self._disposed = False
+
+    def start(self) -> None:
+        """Makes the task (on the loop's thread)."""
+        if self._disposed:
+            return
+        task = self._loop.create_task(self._run())
+        self._task = task
+        _pumps.add(task)
+        task.add_done_callback(_pumps.discard, context=_BARE_CONTEXT)
+        if self._disposed:  # disposed on another thread while the task was being made
+            self._task = None
+            task.cancel()
+
+    async def _run(self) -> None:
+        observer, factory = self._observer, self._factory
+        # Once running, the pump lets go of its observer and factory: the subscription chain
+        # that holds this pump as its disposable would otherwise be a reference cycle, left
+        # for the cyclic GC when the run is over.
+        self._observer = self._factory = None
+        assert observer is not None and factory is not None  # only start() makes the task
+        try:
+            source = factory()
+            if hasattr(source, "__anext__") or hasattr(source, "__aiter__"):
+                await self._iterate(cast(AsyncIterable[T], source), observer)
+            else:
+                value = await cast(Awaitable[T], source)
+                if not self._disposed:
+                    observer.on_next(value)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if not self._disposed:
+                observer.on_error(exc)
+            return
+        if not self._disposed:
+            observer.on_completed()
+
+    async def _iterate(self, source: AsyncIterable[T], observer: abc.ObserverBase[T]) -> None:
+        iterator = cast(AsyncIterator[T], source) if hasattr(source, "__anext__") else aiter(source)
+        try:
+            while not self._disposed:
+                item = await anext(iterator)
+                if self._disposed:
+                    return
+                observer.on_next(item)
+        except StopAsyncIteration:
+            return
+        finally:
+            aclose = getattr(iterator, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    def dispose(self) -> None:
+        """Cancels the task (from any thread); the pump emits nothing more."""
+        if self._disposed:
+            return
+        self._disposed = True
+        self._observer = self._factory = None  # a task not started yet never will be
+        # A cancelled task keeps its CancelledError, whose traceback holds the pump's frame and
+        # so the pump: the pump lets go of the task, or that would be a reference cycle.
+        task, self._task = self._task, None
+        if task is None or task.done():
+            return  # not started (``start`` will see the flag), or over
+        loop = self._loop
+        if _on_thread_of(loop):
+            # A dispose from inside the pump's own on_next needs no cancel: the pump sees
+            # the flag before it pulls again, and cancelling would break its aclose().
+            if asyncio.current_task(loop) is not task:
+                task.cancel()
+        else:
+            loop.call_soon_threadsafe(task.cancel)

@@ -31,38 +31,50 @@ def _producer_thread(target: typing.StartableTarget) -> threading.Thread:
     return threading.Thread(target=target, name="adk_rx-to_iterable", daemon=True)
 
 
+class _ThreadChannel(Channel[T]):
+    """The blocking iterator's channel: its consumer waits on a thread event."""
+
+    __slots__ = ("consumer", "ready")
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__(capacity)
+        self.consumer = threading.get_ident()
+        self.ready = threading.Event()
+
+    def can_block(self) -> bool:
+        return threading.get_ident() != self.consumer
+
+    def wake(self) -> None:
+        self.ready.set()
+
+
 class _BlockingIterator(Iterator[T], Generic[T]):
     def __init__(self, source: Observable[T], max_buffer: int) -> None:
         if max_buffer < 1:
             raise ValueError(f"max_buffer must be at least 1, got {max_buffer}")
         self._source = source
         self._max_buffer = max_buffer
-        # A one-slot holder, not an attribute read through self: the channel must not reference
-        # this iterator, or a cycle would keep it alive after ``break`` and delay disposal.
-        self._consumer = [threading.get_ident()]
-        self._ready = threading.Event()
-        self._channel: Channel[T] | None = None
+        # The channel must not reference this iterator, or a cycle would keep it alive after
+        # ``break`` and delay disposal.
+        self._channel: _ThreadChannel[T] | None = None
         self._subscription: abc.DisposableBase | None = None
         self._closed = False
 
-    def _start(self) -> Channel[T]:
-        consumer = self._consumer
-        channel: Channel[T] = Channel(
-            self._max_buffer, lambda: threading.get_ident() != consumer[0], self._ready.set
-        )
+    def _start(self) -> _ThreadChannel[T]:
+        channel: _ThreadChannel[T] = _ThreadChannel(self._max_buffer)
         self._channel = channel
         # A synchronous source would emit everything inside subscribe(), on this thread, where
         # it cannot be blocked; subscribing on a thread of its own lets the buffer push back.
         self._subscription = self._source.pipe(
             subscribe_on_eager(NewThreadScheduler(_producer_thread))
-        ).subscribe(channel.put, channel.finish, channel.finish)
+        ).subscribe(channel)
         return channel
 
     def __next__(self) -> T:
         if self._closed:
             raise StopIteration
-        self._consumer[0] = threading.get_ident()
         channel = self._channel or self._start()
+        channel.consumer = threading.get_ident()
         while True:
             try:
                 item = channel.take()
@@ -70,8 +82,8 @@ class _BlockingIterator(Iterator[T], Generic[T]):
                 self.close()
                 raise
             if item is EMPTY:
-                self._ready.wait()
-                self._ready.clear()
+                channel.ready.wait()
+                channel.ready.clear()
                 continue
             if item is END:
                 self.close()
@@ -126,38 +138,58 @@ def to_iterable(observable: Observable[T], max_buffer: int = 128) -> Iterator[T]
     return _BlockingIterator(observable, max_buffer)
 
 
+def _resolve(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():  # a consumer cancelled while waiting left it cancelled
+        waiter.set_result(None)
+
+
+class _LoopChannel(Channel[T]):
+    """The async iterator's channel: its consumer awaits one future per wait, made when the
+    wait begins and resolved by the producer (through the loop when on another thread)."""
+
+    __slots__ = ("loop", "loop_thread", "waiter")
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__(capacity)
+        self.loop = asyncio.get_running_loop()
+        self.loop_thread = threading.get_ident()
+        self.waiter: asyncio.Future[None] | None = None
+
+    def can_block(self) -> bool:
+        # The loop thread must never wait: it runs the consumer. Items pushed on it (by a
+        # synchronous source or a task on this loop) are buffered beyond the capacity.
+        return threading.get_ident() != self.loop_thread
+
+    def wait_begins(self) -> None:
+        self.waiter = self.loop.create_future()
+
+    def wake(self) -> None:
+        waiter = self.waiter
+        if waiter is None:
+            return
+        if threading.get_ident() == self.loop_thread:
+            _resolve(waiter)
+            return
+        # A closed loop has nobody left to wake.
+        with contextlib.suppress(RuntimeError):
+            self.loop.call_soon_threadsafe(_resolve, waiter)
+
+
 class _AsyncIterator(AsyncIterator[T], Generic[T]):
     def __init__(self, source: Observable[T], max_buffer: int) -> None:
         if max_buffer < 1:
             raise ValueError(f"max_buffer must be at least 1, got {max_buffer}")
         self._source = source
         self._max_buffer = max_buffer
-        self._channel: Channel[T] | None = None
-        self._ready: asyncio.Event | None = None
+        self._channel: _LoopChannel[T] | None = None
         self._subscription: abc.DisposableBase | None = None
         self._closed = False
 
-    def _start(self) -> tuple[Channel[T], asyncio.Event]:
-        loop = asyncio.get_running_loop()
-        loop_thread = threading.get_ident()
-        ready = asyncio.Event()
-
-        def wake() -> None:
-            if threading.get_ident() == loop_thread:
-                ready.set()
-                return
-            # A closed loop has nobody left to wake.
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(ready.set)
-
-        # The loop thread must never wait: it runs the consumer. Items pushed on it (by a
-        # synchronous source or a task on this loop) are buffered beyond max_buffer.
-        channel: Channel[T] = Channel(
-            self._max_buffer, lambda: threading.get_ident() != loop_thread, wake
-        )
-        self._channel, self._ready = channel, ready
-        self._subscription = self._source.subscribe(channel.put, channel.finish, channel.finish)
-        return channel, ready
+    def _start(self) -> _LoopChannel[T]:
+        channel: _LoopChannel[T] = _LoopChannel(self._max_buffer)
+        self._channel = channel
+        self._subscription = self._source.subscribe(channel)
+        return channel
 
     def __aiter__(self) -> _AsyncIterator[T]:
         return self
@@ -165,10 +197,7 @@ class _AsyncIterator(AsyncIterator[T], Generic[T]):
     async def __anext__(self) -> T:
         if self._closed:
             raise StopAsyncIteration
-        if self._channel is None or self._ready is None:
-            channel, ready = self._start()
-        else:
-            channel, ready = self._channel, self._ready
+        channel = self._channel or self._start()
         while True:
             try:
                 item = channel.take()
@@ -177,11 +206,10 @@ class _AsyncIterator(AsyncIterator[T], Generic[T]):
                 raise
             if item is EMPTY:
                 try:
-                    await ready.wait()
+                    await cast("asyncio.Future[None]", channel.waiter)
                 except BaseException:
                     self.close()
                     raise
-                ready.clear()
                 continue
             if item is END:
                 self.close()

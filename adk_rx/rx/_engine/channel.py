@@ -3,16 +3,23 @@
 Producers call :meth:`Channel.put` from any thread and block while the buffer is full, unless
 ``can_block()`` says the calling thread must not wait (it is the consumer's own thread, where
 waiting would deadlock); such items are buffered beyond the capacity. The consumer polls with
-:meth:`Channel.take`; when it finds the buffer empty it is marked waiting and ``wake`` is
-called (outside the lock) by the next put, finish or close, exactly once per wait.
+:meth:`Channel.take`; when it finds the buffer empty it is marked waiting (``wait_begins()``,
+under the lock) and ``wake()`` is called (outside the lock) by the next put or finish, exactly
+once per wait.
+
+A channel is itself the observer of its source (``on_next`` puts, ``on_error`` and
+``on_completed`` finish), and a subclass says how its consumer waits: one object per bridge,
+with no closures around it. Its condition for blocked producers is made only when a producer
+first has to wait: a channel whose consumer keeps up (the usual case) never makes one.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable
 from typing import Generic, TypeVar
+
+from reactivex import abc
 
 __all__ = ["EMPTY", "END", "Channel"]
 
@@ -36,19 +43,31 @@ END = _Signal("END")
 """Returned by :meth:`Channel.take` once the source completed and every item was taken."""
 
 
-class Channel(Generic[T]):
-    """The bounded buffer between a pushing producer and a pulling consumer."""
+class Channel(abc.ObserverBase[T], Generic[T]):
+    """The bounded buffer between a pushing producer and a pulling consumer.
 
-    def __init__(
-        self, capacity: int, can_block: Callable[[], bool], wake: Callable[[], None]
-    ) -> None:
+    Subclasses give :meth:`can_block` and :meth:`wake`, and may prepare a wait in
+    :meth:`wait_begins`.
+    """
+
+    __slots__ = (
+        "_capacity",
+        "_closed",
+        "_consumer_waiting",
+        "_error",
+        "_finished",
+        "_items",
+        "_lock",
+        "_not_full",
+        "_producers_waiting",
+    )
+
+    def __init__(self, capacity: int) -> None:
         if capacity < 1:
             raise ValueError(f"capacity must be at least 1, got {capacity}")
         self._capacity = capacity
-        self._can_block = can_block
-        self._wake = wake
         self._lock = threading.Lock()
-        self._not_full = threading.Condition(self._lock)
+        self._not_full: threading.Condition | None = None  # made when a producer must wait
         self._items: deque[T] = deque()
         self._finished = False
         self._error: Exception | None = None
@@ -56,23 +75,38 @@ class Channel(Generic[T]):
         self._consumer_waiting = False
         self._producers_waiting = 0
 
-    def put(self, item: T) -> None:
+    def can_block(self) -> bool:
+        """Whether the calling thread may wait for room (never the consumer's own)."""
+        raise NotImplementedError
+
+    def wait_begins(self) -> None:
+        """Called under the lock when the consumer finds nothing: the next put or finish
+        calls :meth:`wake` for this wait."""
+
+    def wake(self) -> None:
+        """Wakes the waiting consumer (called outside the lock, once per wait)."""
+        raise NotImplementedError
+
+    def put(self, value: T) -> None:
         """Adds an item, waiting for room if the calling thread may block."""
         with self._lock:
-            if len(self._items) >= self._capacity and not self._closed and self._can_block():
+            if len(self._items) >= self._capacity and not self._closed and self.can_block():
+                not_full = self._not_full
+                if not_full is None:
+                    not_full = self._not_full = threading.Condition(self._lock)
                 self._producers_waiting += 1
                 try:
                     while len(self._items) >= self._capacity and not self._closed:
-                        self._not_full.wait()
+                        not_full.wait()
                 finally:
                     self._producers_waiting -= 1
             if self._closed or self._finished:
                 return
-            self._items.append(item)
+            self._items.append(value)
             wake = self._consumer_waiting
             self._consumer_waiting = False
         if wake:
-            self._wake()
+            self.wake()
 
     def finish(self, error: Exception | None = None) -> None:
         """Marks the end of the source; the consumer sees it after the buffered items."""
@@ -84,7 +118,11 @@ class Channel(Generic[T]):
             wake = self._consumer_waiting
             self._consumer_waiting = False
         if wake:
-            self._wake()
+            self.wake()
+
+    on_next = put
+    on_error = finish
+    on_completed = finish
 
     def take(self) -> T | _Signal:
         """Removes the oldest item; raises the source's error once the buffer is drained.
@@ -96,7 +134,7 @@ class Channel(Generic[T]):
         with self._lock:
             if self._items:
                 item = self._items.popleft()
-                if self._producers_waiting:
+                if self._producers_waiting and self._not_full is not None:
                     self._not_full.notify()
                 return item
             if self._closed:
@@ -108,6 +146,7 @@ class Channel(Generic[T]):
                     raise error
                 return END
             self._consumer_waiting = True
+            self.wait_begins()
             return EMPTY
 
     def close(self) -> None:
@@ -115,7 +154,8 @@ class Channel(Generic[T]):
         with self._lock:
             self._closed = True
             self._items.clear()
-            self._not_full.notify_all()
+            if self._not_full is not None:
+                self._not_full.notify_all()
 
     @property
     def size(self) -> int:

@@ -128,7 +128,9 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
 
     def dispose(self) -> None:
         self.stopped = True
-        self.subscription.dispose()
+        # Let go of the source's handle: it usually holds this observer (a reference cycle).
+        subscription, self.subscription = self.subscription, _NOOP
+        subscription.dispose()
 
 
 def _subscribe(source: Observable[Any], observer: _Held) -> abc.DisposableBase:

@@ -22,6 +22,9 @@ Marble diagram (``then`` builds the next stage from the last item of the one bef
 
 A stage that fails, or a ``then`` that raises, goes to the chain's ``on_fail`` (once, and
 only while RUNNING); after a stop no further stage is subscribed and late items are dropped.
+Once DONE the chain lets go of ``on_fail``: its owner holds the chain, and ``on_fail`` is
+usually one of the owner's methods, a reference cycle that would leave every finished run to
+the cyclic GC.
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ from adk_rx.rx._engine import sync
 __all__ = ["RunState", "StageChain"]
 
 T = TypeVar("T")
+
+
+def _ignore(_: Exception) -> None:
+    pass
 
 
 class RunState(Enum):
@@ -77,6 +84,8 @@ class StageChain:
             if self.state is not expected:
                 return False
             self.state = to
+            if to is RunState.DONE:
+                self._on_fail = _ignore
             return True
 
     def begin(self) -> bool:
@@ -89,6 +98,7 @@ class StageChain:
             found = self.state
             if found is RunState.WAITING:
                 self.state = RunState.DONE
+                self._on_fail = _ignore
             return found
 
     def stop(self) -> bool:
@@ -103,6 +113,7 @@ class StageChain:
         """STOPPING -> DONE, once the cleanup after a stop is over."""
         with self._lock:
             self.state = RunState.DONE
+            self._on_fail = _ignore
 
     # -- stages ---------------------------------------------------------------------------
     def step(

@@ -128,10 +128,18 @@ def completable(fn: Callable[[], object]) -> Observable[None]:
     return _from_now(items_now)
 
 
+def _ignore(*_: Any) -> None:
+    pass
+
+
 class _Inner(abc.ObserverBase[Any]):
     """A plain observer for an inner stage: callbacks, a stop flag, and (like RxPY's
     auto-detach) disposal of the source once it terminated, so operators such as
-    ``take_while`` that rely on that stop their upstream."""
+    ``take_while`` that rely on that stop their upstream.
+
+    Once stopped it lets go of its callbacks: the run that subscribed it usually holds its
+    handle, and the callbacks usually reach back to that run, a reference cycle that would
+    otherwise leave every finished run to the cyclic GC."""
 
     __slots__ = ("_on_completed", "_on_error", "_on_next", "stopped", "subscription")
 
@@ -169,6 +177,7 @@ class _Inner(abc.ObserverBase[Any]):
 
     def dispose(self) -> None:
         self.stopped = True
+        self._on_next = self._on_error = self._on_completed = _ignore
         subscription, self.subscription = self.subscription, None
         if subscription is not None:
             subscription.dispose()
