@@ -45,6 +45,9 @@ class SpanStore(SpanProcessor):
         self._traces: OrderedDict[int, list[ReadableSpan]] = OrderedDict()
         self._invocations: dict[str, tuple[int, int]] = {}  # id -> (trace id, span id)
         self._sessions: dict[str, list[int]] = {}  # session id -> trace ids, oldest first
+        # trace id -> the invocation and session ids indexed for it, so dropping a trace
+        # touches only its own entries (not every invocation kept, once per new trace).
+        self._indexed: dict[int, tuple[set[str], set[str]]] = {}
 
     # -- SpanProcessor --------------------------------------------------------------------
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
@@ -69,11 +72,13 @@ class SpanStore(SpanProcessor):
                 invocation_id = attributes.get(attr.INVOCATION_ID)
                 if isinstance(invocation_id, str):
                     self._invocations[invocation_id] = (trace_id, context.span_id)
+                    self._index(trace_id)[0].add(invocation_id)
             session_id = attributes.get(attr.CONVERSATION_ID)
             if isinstance(session_id, str):
                 traces = self._sessions.setdefault(session_id, [])
                 if trace_id not in traces:
                     traces.append(trace_id)
+                    self._index(trace_id)[1].add(session_id)
 
     def shutdown(self) -> None:
         """Forgets every span."""
@@ -81,19 +86,29 @@ class SpanStore(SpanProcessor):
             self._traces.clear()
             self._invocations.clear()
             self._sessions.clear()
+            self._indexed.clear()
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         """Nothing is buffered."""
         return True
 
+    def _index(self, trace_id: int) -> tuple[set[str], set[str]]:
+        found = self._indexed.get(trace_id)
+        if found is None:
+            found = self._indexed[trace_id] = (set(), set())
+        return found
+
     def _forget(self, trace_id: int) -> None:
-        self._invocations = {k: v for k, v in self._invocations.items() if v[0] != trace_id}
-        for session_id in list(self._sessions):
-            traces = [t for t in self._sessions[session_id] if t != trace_id]
+        invocations, sessions = self._indexed.pop(trace_id, ((), ()))
+        for invocation_id in invocations:
+            if self._invocations.get(invocation_id, (None,))[0] == trace_id:
+                del self._invocations[invocation_id]
+        for session_id in sessions:
+            traces = [t for t in self._sessions.get(session_id, ()) if t != trace_id]
             if traces:
                 self._sessions[session_id] = traces
             else:
-                del self._sessions[session_id]
+                self._sessions.pop(session_id, None)
 
     # -- reading --------------------------------------------------------------------------
     def spans_of_invocation(self, invocation_id: str) -> list[ReadableSpan]:
