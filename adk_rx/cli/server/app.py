@@ -173,10 +173,11 @@ def create_app(
     liveness = None
     if broker is not None:
         from .cluster.broker_liveness import Liveness
+        from .cluster.takeover import Takeover
 
-        liveness = Liveness(
-            broker, registry, session_service, getattr(session_service, "try_lock_session", None)
-        )
+        takeover = Takeover(broker, registry, runners, session_service, limits)
+        try_lock = getattr(session_service, "try_lock_session", None)
+        liveness = Liveness(broker, registry, session_service, try_lock, takeover)
 
     a2a_routes: list[BaseRoute] = []
     a2a_apps = None
@@ -317,14 +318,16 @@ def serve(
         from adk_rx.memory.uri import memory_service_from_uri
 
         memory_service = memory_service_from_uri(memory_service_uri, memory_embedder)
+    sdk = setup_sdk(otlp_endpoint=otlp_endpoint, keep_spans=True)
+    if sdk is not None:
+        sdk.install_globally()  # a tool's own spans go to the same place
     broker = None
     if broker_url:
         from .cluster.broker import Broker
 
-        broker = Broker(broker_url, prefix=os.environ.get("ADK_RX_BROKER_PREFIX") or "adk_rx")
-    sdk = setup_sdk(otlp_endpoint=otlp_endpoint, keep_spans=True)
-    if sdk is not None:
-        sdk.install_globally()  # a tool's own spans go to the same place
+        prefix = os.environ.get("ADK_RX_BROKER_PREFIX") or "adk_rx"
+        meters = sdk.meter_provider if sdk is not None else None
+        broker = Broker(broker_url, prefix=prefix, meter_provider=meters)
     app = create_app(
         agents_dir,
         web=web,

@@ -12,6 +12,8 @@ modules of this package (none of it runs without ``--broker-url``):
 3. ``broker_liveness.py``: every process heartbeats, cancels the runs it owns when asked,
    and watches the others; when one dies, a survivor claims each of its runs, stores the
    answers to the calls left open and an ``INTERRUPTED`` event, and ends the stream.
+4. ``takeover.py``: for a resumable app the survivor resumes the run instead, from the
+   stored events, on the same stream and cursors (nothing that completed runs again).
 
 Redis is transient: the session store stays the truth, and losing Redis loses no stored
 event. The invocations themselves live in :mod:`adk_rx.cli.server.invocations`.

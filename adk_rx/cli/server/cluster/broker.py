@@ -22,14 +22,19 @@ events cross Redis only once a reader on another server asks for them (``P:wante
 and a message on ``P:want``): the owner then publishes the log from its first entry. A run
 nobody reads elsewhere costs Redis its record and its end entry; a reader that comes after
 its end is served the stored events from the session, with the same cursors (the record
-keeps them). The owner publishes by reading its own in-process log at its own pace (like any
-reader), one pipelined write per burst, so a slow or failing Redis never slows the run: a
-failed write is logged and retried, and the run goes on. Entry ids are the log's cursors, so
-the SSE ``id:`` / ``after=`` cursors are the same on every server. Readers elsewhere read the
-stream with ``XREAD BLOCK`` (:mod:`adk_rx.cli.server.cluster.remote`).
+keeps them). A resumable app's run is published as it goes, read or not: if its server dies,
+the one that resumes it (:mod:`~adk_rx.cli.server.cluster.takeover`) goes on with the same
+stream, so a reader anywhere keeps its cursors; the stored events alone would not give them
+(a streamed run's partial events have cursors too). The owner publishes by reading its own
+in-process log at its own pace (like any reader), one pipelined write per burst, so a slow or
+failing Redis never slows the run: a failed write is logged and retried, and the run goes
+on. Entry ids are the log's cursors, so the SSE ``id:`` / ``after=`` cursors are the same on
+every server. Readers elsewhere read the stream with ``XREAD BLOCK``
+(:mod:`adk_rx.cli.server.cluster.remote`).
 
 Liveness (heartbeats, and what another server does when one dies) is in
-:mod:`adk_rx.cli.server.cluster.broker_liveness`.
+:mod:`adk_rx.cli.server.cluster.broker_liveness`; what publishing costs Redis is counted in
+``Broker.counts`` and exported as metrics (:mod:`adk_rx.cli.server.cluster.broker_metrics`).
 """
 
 from __future__ import annotations
@@ -42,10 +47,14 @@ import time
 import uuid
 from typing import Any
 
+from opentelemetry.metrics import MeterProvider
+
 from adk_rx.errors import BrokerUnavailableError, ConfigurationError
 
 from ..invocations.log import InvocationLog
-from .remote import RemoteInvocation, float_of, head_of
+from .broker_metrics import BrokerCounts
+from .remote import RemoteInvocation
+from .wanted import Wanted
 
 __all__ = ["Broker", "RemoteInvocation"]
 
@@ -66,6 +75,8 @@ class Broker:
         expire_after: seconds a finished invocation's keys are kept.
         heartbeat: seconds between a server's heartbeats; it counts as dead after
             ``3 * heartbeat`` seconds without one.
+        meter_provider: where the broker's costs are exported as metrics
+            (:mod:`~adk_rx.cli.server.cluster.broker_metrics`); default: the global one.
 
     Raises:
         ConfigurationError: not a ``redis://`` / ``rediss://`` URL, or the ``server`` extra
@@ -80,6 +91,7 @@ class Broker:
         max_len: int = 10_000,
         expire_after: float = 3600.0,
         heartbeat: float = 2.0,
+        meter_provider: MeterProvider | None = None,
     ) -> None:
         if not url.startswith(("redis://", "rediss://", "unix://")):
             raise ConfigurationError(f"the broker URL must be redis://HOST:PORT/DB, got {url!r}")
@@ -103,9 +115,8 @@ class Broker:
         self._tasks: set[asyncio.Task[None]] = set()
         self._publishers: set[asyncio.Task[None]] = set()
         self.closing = False
-        self._wanted: dict[str, asyncio.Event] = {}  # this server's runs, until published
-        self.writes = 0  # pipelined round trips that published events (one per burst)
-        self.entries_written = 0  # events published
+        self.wanted = Wanted(self.redis, self.wanted_key)  # this server's runs, until read
+        self.counts = BrokerCounts(meter_provider)
 
     # -- keys -----------------------------------------------------------------------------
     def meta_key(self, invocation_id: str) -> str:
@@ -157,21 +168,27 @@ class Broker:
             await self.redis.aclose()
 
     # -- publishing -----------------------------------------------------------------------
-    async def publish(self, log: InvocationLog) -> None:
+    async def publish(self, log: InvocationLog, *, after: int = 0, taken_from: str = "") -> None:
         """Publishes a started invocation (its id is known) until its log ends.
 
         Returns once Redis knows the invocation (so another server finds it as soon as the
         client has its id), or after ``ANNOUNCE_WAIT`` seconds if Redis is slow or down: the
-        announcement is then retried in the background and the run goes on.
+        announcement is then retried in the background and the run goes on. The events of a
+        resumable app's run are published whether or not anyone reads them: a server that
+        resumes it after this one died goes on with the same stream and cursors.
+        ``after``/``taken_from``: a run resumed from dead server ``taken_from``, whose
+        stream already holds the entries up to cursor ``after``.
         """
         announced = asyncio.get_running_loop().create_future()
-        task = self.spawn(self._publish(log, announced))
+        task = self.spawn(self._publish(log, announced, after, taken_from))
         self._publishers.add(task)
         task.add_done_callback(self._publishers.discard)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(announced), ANNOUNCE_WAIT)
 
-    async def _publish(self, log: InvocationLog, announced: asyncio.Future[None]) -> None:
+    async def _publish(
+        self, log: InvocationLog, announced: asyncio.Future[None], after: int, taken_from: str
+    ) -> None:
         invocation_id = log.invocation_id
         assert invocation_id is not None
         app, user, session = log.key
@@ -193,25 +210,30 @@ class Broker:
                 pipe.hset(self.running_key(self.replica_id), invocation_id, running)
                 pipe.sadd(self.session_key(log.key), invocation_id)  # listed by every server
                 pipe.expire(self.session_key(log.key), int(self.expire_after))
+                if taken_from:
+                    pipe.hdel(self.running_key(taken_from), invocation_id)
                 await pipe.execute()
+            self.counts.writes += 1
 
-        wanted = self._wanted[invocation_id] = asyncio.Event()
+        self.wanted.add(invocation_id)
         try:
             await self.retrying(begin, log, "announcing")
         finally:
             if not announced.done():
                 announced.set_result(None)
         try:
-            if not await self._await_reader(log, invocation_id, wanted):
+            if not log.resumable and not await self.wanted.await_reader(log, invocation_id):
                 end = {"invocation_id": invocation_id, "status": log.status, "error": log.error}
-                stored = log.stored_seqs
+                self.counts.events_skipped += log.head
                 await self.retrying(
-                    lambda: self.finish(invocation_id, end, log.head, stored), log, "ending"
+                    lambda: self.finish(invocation_id, end, log.head, log.stored_seqs),
+                    log,
+                    "ending",
                 )
                 return
         finally:
-            self._wanted.pop(invocation_id, None)
-        cursor = 0
+            self.wanted.discard(invocation_id)
+        cursor = after
         while True:
             read = log.read_after(cursor, 256)
             if read.entries:
@@ -222,31 +244,6 @@ class Broker:
                 await log.wait(None)
         end = {"invocation_id": invocation_id, "status": log.status, "error": log.error}
         await self.retrying(lambda: self.finish(invocation_id, end, cursor), log, "ending")
-
-    async def _await_reader(
-        self, log: InvocationLog, invocation_id: str, wanted: asyncio.Event
-    ) -> bool:
-        """Waits until a reader on another server wants the events (True) or the run ends
-        unread (False): events cross Redis only when someone elsewhere reads them."""
-        with contextlib.suppress(Exception):  # Redis down: the listener tells us later
-            if await self.redis.exists(self.wanted_key(invocation_id)):
-                return True
-        asked = asyncio.ensure_future(wanted.wait())
-        try:
-            await asyncio.wait({asked, log.ended}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            asked.cancel()
-        return wanted.is_set()
-
-    def mark_wanted(self, invocation_id: str) -> None:
-        """A reader elsewhere wants the events of this server's run (from the listener)."""
-        wanted = self._wanted.get(invocation_id)
-        if wanted is not None:
-            wanted.set()
-
-    def unpublished(self) -> list[str]:
-        """This server's runs whose events nobody elsewhere has asked for yet."""
-        return [i for i, wanted in self._wanted.items() if not wanted.is_set()]
 
     async def want(self, invocation_id: str) -> None:
         """Asks the owner to publish the run's events (stored, so an owner that missed the
@@ -278,8 +275,7 @@ class Broker:
                 # A retry after an answer that was lost: those entries are there already.
                 if isinstance(answer, Exception) and "equal or smaller" not in str(answer):
                     raise answer
-            self.writes += 1
-            self.entries_written += len(entries)
+            self.counts.batch(len(entries), sum(len(e.json.encode()) for e in entries))
 
         await self.retrying(write, log, "publishing events")
         return last
@@ -315,6 +311,7 @@ class Broker:
             pipe.expire(meta, int(self.expire_after))
             pipe.hdel(self.running_key(owner or self.replica_id), invocation_id)
             await pipe.execute()
+        self.counts.writes += 1
 
     async def retrying(self, write: Any, log: InvocationLog | None, what: str) -> bool:
         """Runs ``write()`` until it succeeds; a failure is logged once per outage. Gives up
@@ -365,19 +362,7 @@ class Broker:
                 wait = min(wait * 2, RETRY_LONGEST)
         else:  # pragma: no cover - the loop always breaks or raises
             return None
-        if not meta:
-            return None
-        return RemoteInvocation(
-            invocation_id=invocation_id,
-            key=(meta.get("app", ""), meta.get("user", ""), meta.get("session", "")),
-            owner=meta.get("owner", ""),
-            status=meta.get("status", "running"),
-            error=meta.get("error") or None,
-            head=head_of(meta, newest),
-            created_at=float_of(meta.get("created_at")),
-            finished_at=float_of(meta.get("finished_at")),
-            stored=json.loads(meta["stored"]) if meta.get("stored") else None,
-        )
+        return RemoteInvocation.of_record(invocation_id, meta, newest) if meta else None
 
     async def of_session(self, key: tuple[str, str, str]) -> list[RemoteInvocation]:
         """The session's invocations Redis still knows (any server's), in no order."""

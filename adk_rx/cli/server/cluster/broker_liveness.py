@@ -16,9 +16,9 @@ Every server:
      and a final event with ``error_code="INTERRUPTED"``;
   3. publishes the stored events the stream missed, the records, and the ``end`` entry.
 
-  A dead server is noticed within ``3 * heartbeat`` seconds plus one watch period.
-
-Resuming the invocation instead (for a resumable app) is not done here.
+  A dead server is noticed within ``3 * heartbeat`` seconds plus one watch period. The run of
+  a resumable app is resumed on the surviving server instead of steps 2 and 3
+  (:mod:`adk_rx.cli.server.cluster.takeover`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from adk_rx.sessions.base import BaseSessionService
 
 from ..invocations.registry import InvocationRegistry
 from .broker import Broker
+from .takeover import Takeover, complete_stream
 
 __all__ = ["INTERRUPTED_CODE", "Liveness"]
 
@@ -52,6 +53,8 @@ class Liveness:
         sessions: the session store (the undecorated one), where records are written.
         try_lock: takes a session's turn lock without waiting (blocking call; None when
             held elsewhere), or None when the store has no such lock.
+        takeover: resumes the runs of resumable apps (None: every run of a dead server is
+            recorded interrupted).
     """
 
     def __init__(
@@ -60,11 +63,13 @@ class Liveness:
         registry: InvocationRegistry,
         sessions: BaseSessionService,
         try_lock: Callable[..., object] | None,
+        takeover: Takeover | None = None,
     ) -> None:
         self.broker = broker
         self.registry = registry
         self.sessions = sessions
         self.try_lock = try_lock
+        self.takeover = takeover
 
     def start(self) -> None:
         """Starts the background tasks (on the running loop)."""
@@ -111,7 +116,7 @@ class Liveness:
                     if message.get("type") != "message":
                         continue
                     if message.get("channel") == broker.want_channel:
-                        broker.mark_wanted(str(message["data"]))
+                        broker.wanted.mark(str(message["data"]))
                         continue
                     log = self.registry.get(str(message["data"]))
                     if log is not None:
@@ -136,7 +141,7 @@ class Liveness:
 
     async def apply_stored_wants(self) -> None:
         """Publishes the runs a reader elsewhere asked for while this server was not listening."""
-        waiting = self.broker.unpublished()
+        waiting = self.broker.wanted.waiting()
         if not waiting:
             return
         async with self.broker.redis.pipeline(transaction=False) as pipe:
@@ -145,7 +150,7 @@ class Liveness:
             found = await pipe.execute()
         for invocation_id, wanted in zip(waiting, found, strict=True):
             if wanted:
-                self.broker.mark_wanted(invocation_id)
+                self.broker.wanted.mark(invocation_id)
 
     # -- watching the others --------------------------------------------------------------
     async def _watch(self) -> None:
@@ -179,7 +184,8 @@ class Liveness:
                 await redis.srem(f"{broker.prefix}:replicas", replica)
 
     async def _recover(self, owner: str, invocation_id: str, key: tuple[str, str, str]) -> bool:
-        """Stores the INTERRUPTED record of a dead server's run and ends its stream."""
+        """Resumes a dead server's run (resumable app), or stores its INTERRUPTED record and
+        ends its stream; False when the session is still held (by its owner) or busy here."""
         held = None
         if self.try_lock is not None:
             held = await asyncio.to_thread(
@@ -187,12 +193,18 @@ class Liveness:
             )
             if held is None:
                 return False
+        runner, stored = None, []
         try:
-            stored = await asyncio.to_thread(self._store_records, invocation_id, key)
+            if self.takeover is not None:
+                runner = await self.takeover.runner_if_resumable(key[0])
+            if runner is None:
+                stored = await asyncio.to_thread(self._store_records, invocation_id, key)
         finally:
             dispose = getattr(held, "dispose", None)
-            if dispose is not None:
+            if runner is None and dispose is not None:
                 await asyncio.to_thread(dispose)
+        if runner is not None and self.takeover is not None:
+            return await self.takeover.resume(owner, invocation_id, key, runner, held)
         await self._publish_missing(owner, invocation_id, stored)
         _log.warning(
             "invocation %s (session %s) of a stopped server recorded as %s",
@@ -231,24 +243,13 @@ class Liveness:
         return agents
 
     async def _publish_missing(self, owner: str, invocation_id: str, stored: list[Event]) -> None:
-        broker = self.broker
-        stream = broker.stream_key(invocation_id)
-        have = await broker.redis.xrange(stream)
-        seen = {fields.get("i") for _, fields in have}
-        if any("end" in fields for _, fields in have):
+        entries = await complete_stream(self.broker, invocation_id, stored)
+        if entries is None:
             return
-        cursor = int(have[-1][0].partition("-")[2]) if have else 0
-        async with broker.redis.pipeline(transaction=True) as pipe:
-            for event in stored:
-                if event.id in seen:
-                    continue
-                cursor += 1
-                pipe.xadd(stream, {"i": event.id, "e": event.to_json()}, id=f"0-{cursor}")
-            pipe.hset(broker.meta_key(invocation_id), "head", str(cursor))
-            await pipe.execute()
+        cursor = entries[-1].seq if entries else 0
         end = {
             "invocation_id": invocation_id,
             "status": "failed",
             "error": f"{INTERRUPTED_CODE}: {INTERRUPTED_MESSAGE}",
         }
-        await broker.finish(invocation_id, end, cursor, owner=owner)
+        await self.broker.finish(invocation_id, end, cursor, owner=owner)

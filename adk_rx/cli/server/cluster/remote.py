@@ -40,6 +40,23 @@ class RemoteInvocation:
     finished_at: float | None
     stored: list[int] | None = None  # set when its events were never published
 
+    @classmethod
+    def of_record(
+        cls, invocation_id: str, meta: dict[str, str], newest: list[Any]
+    ) -> RemoteInvocation:
+        """The invocation of a Redis record (its hash and its stream's newest entry)."""
+        return cls(
+            invocation_id=invocation_id,
+            key=(meta.get("app", ""), meta.get("user", ""), meta.get("session", "")),
+            owner=meta.get("owner", ""),
+            status=meta.get("status", "running"),
+            error=meta.get("error") or None,
+            head=head_of(meta, newest),
+            created_at=float_of(meta.get("created_at")),
+            finished_at=float_of(meta.get("finished_at")),
+            stored=json.loads(meta["stored"]) if meta.get("stored") else None,
+        )
+
     def status_dict(self) -> dict[str, Any]:
         """The invocations routes' status object."""
         return {

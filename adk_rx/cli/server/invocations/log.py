@@ -22,7 +22,7 @@ import itertools
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -85,10 +85,20 @@ class InvocationLog:
         key: (app, user, session) of the run.
         loop: the server's event loop, where readers wait.
         capacity: how many entries are kept.
+        earlier: the entries of an invocation this log resumes (its cursors go on after
+            them), as another server's log had them.
+
+    Attributes:
+        resumable: the app is resumable: a server that outlives this one may resume the
+            run, so the broker publishes its events whether or not anyone reads them.
     """
 
     def __init__(
-        self, key: tuple[str, str, str], loop: asyncio.AbstractEventLoop, capacity: int
+        self,
+        key: tuple[str, str, str],
+        loop: asyncio.AbstractEventLoop,
+        capacity: int,
+        earlier: Sequence[Entry] = (),
     ) -> None:
         self.key = key
         self.invocation_id: str | None = None
@@ -99,10 +109,11 @@ class InvocationLog:
         self.finished_at: float | None = None
         self._loop = loop
         self._lock = threading.Lock()
-        self._entries: deque[Entry] = deque(maxlen=capacity)
-        self._next_seq = 1
-        self._size = 0  # JSON characters of the entries held
-        self._stored_seqs: list[int] = []
+        self.resumable = False
+        self._entries: deque[Entry] = deque(earlier, maxlen=capacity)
+        self._next_seq = earlier[-1].seq + 1 if earlier else 1
+        self._size = sum(len(entry.json) for entry in self._entries)
+        self._stored_seqs: list[int] = [entry.seq for entry in earlier if not entry.partial]
         self._waiters: list[asyncio.Future[None]] = []
         self._wake_scheduled = False
         self._started: asyncio.Future[str | None] = loop.create_future()

@@ -35,7 +35,7 @@ import contextlib
 import inspect
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from google.genai import types
@@ -55,7 +55,7 @@ from adk_rx.sessions.session import Session
 
 from ..errors import failure_status
 from ..limits import Limits
-from .log import InvocationLog
+from .log import Entry, InvocationLog
 from .retention import KeptLogs, Tombstone
 
 __all__ = ["InvocationRegistry", "SessionBusyError", "TooManyRunsError"]
@@ -107,12 +107,16 @@ class InvocationRegistry:
         *,
         user_id: str,
         session_id: str,
-        new_message: types.Content,
+        new_message: types.Content | None,
         run_config: RunConfig,
         state_delta: Mapping[str, Any] | None,
         invocation_id: str | None = None,
+        earlier: Sequence[Entry] = (),
     ) -> InvocationLog:
         """Starts a run; the log's :meth:`~InvocationLog.started` gives its id.
+
+        With ``invocation_id`` the run resumes that invocation: its id is known at once, and
+        ``earlier`` (what another server's log of it held) starts the log.
 
         Raises:
             SessionBusyError: the session has a run in this process.
@@ -144,9 +148,13 @@ class InvocationRegistry:
             raise TooManyRunsError(
                 f"{len(self._active)} runs in progress (the limit); try again later"
             )
-        log = InvocationLog(key, loop, self.limits.log_capacity)
+        log = InvocationLog(key, loop, self.limits.log_capacity, earlier)
+        log.resumable = runner.services.is_resumable
         self._active[key] = log
         self._runners[id(log)] = runner
+        if invocation_id is not None:  # resumed: no user message may come to name it
+            self._by_id[invocation_id] = log
+            log.set_started(invocation_id)
 
         def on_next(event: Event) -> None:
             # Stored events reach the log from the store (on_stored), before this.
