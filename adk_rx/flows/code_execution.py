@@ -42,6 +42,7 @@ from adk_rx.context import InvocationContext
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.planners import BuiltInPlanner
 from adk_rx.rx._engine.generator_stage import Steps
+from adk_rx.rx._engine.sync import just
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
@@ -123,7 +124,7 @@ def _split_thoughts(
 def _run(
     agent: LlmAgent, ctx: InvocationContext, executor: BaseCodeExecutor, answer: Event, code: str
 ) -> Steps[Event]:
-    yield answer
+    yield just(answer)
     if ctx.cancelled:
         return answer
     execution_id = ctx.session.id if executor.stateful else None

@@ -25,7 +25,7 @@ from adk_rx.flows.code_execution import code_events
 from adk_rx.flows.confirmation import resume_confirmations
 from adk_rx.flows.functions import handle_function_calls
 from adk_rx.flows.model_event import ResponseIds, model_event
-from adk_rx.flows.request import build_request_now
+from adk_rx.flows.request import build_request
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.run_config import StreamingMode
@@ -33,6 +33,7 @@ from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 from adk_rx.rx._engine.generator_stage import Steps, from_generator
 from adk_rx.rx._engine.settle import settle
+from adk_rx.rx._engine.sync import SyncObservable
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
@@ -44,9 +45,10 @@ __all__ = ["step_events"]
 def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     """One step as a generator (see :func:`adk_rx.rx._engine.generator_stage.from_generator`).
 
-    Returns the step's last event. While the model answers as it is subscribed and no
-    model callback or span is around the call, the step runs as plain calls; otherwise
-    the model call and what follows it are an Observable, yielded in place.
+    Returns the step's last event. While the request is built at once, the model answers as
+    it is subscribed and no model callback or span is around the call, the step runs as
+    plain calls; otherwise the model call and what follows it are an Observable, yielded in
+    place.
     """
     last: Event | None = None
     confirmed = resume_confirmations(agent, ctx)
@@ -57,13 +59,14 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         last = (yield signed_in) or last
     if ctx.end_invocation or ctx.cancelled:
         return last
-    request = build_request_now(agent, ctx)
-    if not isinstance(request, LlmRequest):
-        ended = yield request.pipe(concat_map_direct(lambda req: _call_model(agent, ctx, req)))
+    built = build_request(agent, ctx)
+    if type(built) is not SyncObservable:
+        ended = yield built.pipe(concat_map_direct(lambda req: _call_model(agent, ctx, req)))
         return ended or last
+    request = built.items_now()[0]
     ctx.increment_llm_call_count()
     answered = _answer(agent, ctx, request)
-    if answered is None or not sync.is_sync(answered):
+    if type(answered) is not SyncObservable:
         return (yield _call_model_counted(agent, ctx, request, answered)) or last
     responses = answered.items_now()
     cc = CallbackContext(ctx)
@@ -82,7 +85,7 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         if event is None:
             continue
         if event.partial:  # a streamed chunk: emitted as it is (the common case, kept short)
-            yield event
+            yield SyncObservable((event,))
             last = event
             continue
         if agent.code_executor is not None and (run := code_events(agent, ctx, event)):
@@ -119,7 +122,7 @@ def _event_and_calls(
 ) -> Steps[Event]:
     """The model's event, then its calls' events, each followed by the run of the agent it
     transfers to; returns the last event."""
-    yield event
+    yield SyncObservable((event,))
     if event.partial:
         return event  # a partial function call is never executed
     last = event
@@ -132,30 +135,28 @@ def _event_and_calls(
     if wait_stored is not None:  # resumable: tools start once their call is durable
         yield wait_stored(event.id)
     answered = handle_function_calls(agent, ctx, calls, tools)
-    if not sync.is_sync(answered):
+    if type(answered) is not SyncObservable:
 
-        def then_transfer(e: Event) -> Observable[Event] | tuple[Event, ...]:
+        def then_transfer(e: Event) -> Observable[Event]:
             return _then_transfer(agent, ctx, e)
 
         return (yield answered.pipe(concat_map_direct(then_transfer))) or last
     for response in answered.items_now():
-        yield response
+        yield SyncObservable((response,))
         last = response
         if response.actions.transfer_to_agent:
             last = (yield _transfer(agent, ctx, response.actions.transfer_to_agent)) or last
     return last
 
 
-def _then_transfer(
-    agent: LlmAgent, ctx: InvocationContext, event: Event
-) -> Observable[Event] | tuple[Event, ...]:
+def _then_transfer(agent: LlmAgent, ctx: InvocationContext, event: Event) -> Observable[Event]:
     """The event, then the run of the agent it transfers to (if it asks for one)."""
     target_name = event.actions.transfer_to_agent
     if not target_name or event.partial:
-        return (event,)
+        return SyncObservable((event,))
 
     def steps() -> Steps[Event]:
-        yield event
+        yield SyncObservable((event,))
         return (yield _transfer(agent, ctx, target_name))
 
     return from_generator(steps)
@@ -293,11 +294,11 @@ def _postprocess(
     tools: dict[str, BaseTool],
     response: LlmResponse,
     ids: ResponseIds,
-) -> Observable[Event] | tuple[Event, ...]:
+) -> Observable[Event]:
     """The response's event, then its function calls' events, then a transfer's run.
 
     A streamed chunk (and any event that neither calls a function nor transfers) needs no
-    further work and is returned as is, so a stream costs no inner Observable per chunk.
+    further work and is returned as a SyncObservable, so a stream subscribes nothing per chunk.
     """
     event = model_event(
         response,
@@ -309,14 +310,14 @@ def _postprocess(
         tools=tools,
     )
     if event is None:
-        return ()
+        return sync.empty()
     if event.partial:
-        return (event,)  # a partial function call is never executed
+        return SyncObservable((event,))  # a partial function call is never executed
     if agent.code_executor is not None and (run := code_events(agent, ctx, event)):
         return from_generator(lambda: run)
     calls = event.get_function_calls()
     if not calls and not event.actions.transfer_to_agent:
-        return (event,)
+        return SyncObservable((event,))
     return from_generator(lambda: _event_and_calls(agent, ctx, tools, event))
 
 

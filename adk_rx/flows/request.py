@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["build_request", "build_request_now"]
+__all__ = ["build_request"]
 
 
 def _is_plain(instruction: Any) -> bool:
@@ -62,18 +62,15 @@ def _config(agent: LlmAgent) -> types.GenerateContentConfig:
 
 
 def build_request(agent: LlmAgent, ctx: InvocationContext) -> Observable[LlmRequest]:
-    """A cold Single of the next request of ``agent``."""
-    return rx.defer(lambda _: _build(agent, ctx))
+    """The next request of ``agent``, built now: a SyncObservable of it when nothing needed
+    I/O, else a Single that finishes it (an error building it errors the stream)."""
+    try:
+        return _build(agent, ctx)
+    except Exception as exc:
+        return rx.throw(exc)
 
 
-def build_request_now(
-    agent: LlmAgent, ctx: InvocationContext
-) -> LlmRequest | Observable[LlmRequest]:
-    """The next request, built at once when nothing needs I/O, else a Single that builds it."""
-    return _build(agent, ctx, now=True)
-
-
-def _build(agent: LlmAgent, ctx: InvocationContext, now: bool = False) -> Any:
+def _build(agent: LlmAgent, ctx: InvocationContext) -> Observable[LlmRequest]:
     request = LlmRequest(model=agent.canonical_model.model, config=_config(agent))
     sources = _instruction_sources(agent)
     targets = agent.transfer_targets()
@@ -88,9 +85,7 @@ def _build(agent: LlmAgent, ctx: InvocationContext, now: bool = False) -> Any:
         texts = [inject_state(s, ctx.session.state, agent.name) for s in sources]
         lay_out_request(agent, ctx, request, texts, extra)
         pending = _apply_tools(agent, ctx, request)
-        if pending is None:
-            return request if now else just(request)
-        return pending
+        return just(request) if pending is None else pending
     return rx.concat(*(resolve_instruction(s, ctx) for s in sources)).pipe(
         ops.to_list(),
         ops.flat_map(lambda texts: _finish(agent, ctx, request, texts, extra)),

@@ -24,6 +24,7 @@ from adk_rx.runner.request import TurnRequest
 from adk_rx.runner.routing import agent_to_run
 from adk_rx.runner.services import TurnServices
 from adk_rx.runner.session_writer import SessionWriter
+from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 
 __all__ = ["agent_events", "before_run_or_agent_events"]
@@ -59,9 +60,9 @@ def agent_events(
     plugins = services.plugins
     body = run_live_agent(agent, ctx) if request.live_queue is not None else agent.run_async(ctx)
 
-    def store(event: Event) -> Observable[Event] | tuple[Event, ...]:
+    def store(event: Event) -> Observable[Event]:
         # Called in order, once the previous event is stored and emitted.
-        return (event,) if event.partial else writer.persist_now(event)
+        return sync.just(event) if event.partial else writer.persist(event)
 
     def store_and_hook(event: Event) -> Observable[Event]:
         return writer.persist_then_hook(event, plugins, ctx)

@@ -17,10 +17,13 @@ from adk_rx.runner.records import OpenCalls
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.pending import PendingResult
 from adk_rx.rx._engine.settle import settle
+from adk_rx.rx._engine.sync import SyncObservable
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 
 __all__ = ["SessionWriter"]
+
+_NOTHING = sync.empty()
 
 
 class SessionWriter:
@@ -41,7 +44,7 @@ class SessionWriter:
         self._service = service
         self._session = session
         self._is_running = is_running
-        self.inflight: Observable[Any] = sync.empty()
+        self.inflight: Observable[Any] = _NOTHING
         self.open_calls = OpenCalls()
         self.stored = StoredEvents()
 
@@ -55,26 +58,23 @@ class SessionWriter:
             self._session.mark_applied(event)
 
     def persist(self, event: Event) -> Observable[Event]:
-        """Starts the append now; disposing the result does not abort the append."""
-        stored = self.persist_now(event)
-        if isinstance(stored, tuple):
-            return sync.just(stored[0]) if stored else sync.empty()
-        return stored
+        """Starts the append now; disposing the result does not abort the append.
 
-    def persist_now(self, event: Event) -> Observable[Event] | tuple[Event, ...]:
-        """Starts the append now; the stored event itself when the store answered at once."""
+        A store that appended at once gives a SyncObservable of the stored event (nothing
+        for a late event, once the run stopped); one that appends later, its running append.
+        """
         if not self._is_running():
-            return ()  # stopped: a late event is neither stored nor emitted
+            return _NOTHING  # stopped: a late event is neither stored nor emitted
         appended = settle(self._service.append_event(self._session, event))
-        if sync.is_sync(appended):  # a store that answers at once (in memory)
-            self.inflight = sync.empty()
+        if type(appended) is SyncObservable:  # a store that answers at once (in memory)
+            self.inflight = _NOTHING
             try:
-                answered: tuple[Event, ...] = appended.items_now()
+                answered = appended.items_now()
             except Exception as exc:
                 return rx.throw(exc)
             for one in answered:
                 self._track(one)
-            return answered
+            return appended if appended.values is not None else SyncObservable(answered)
         append: PendingResult[Event] = PendingResult(self._track)
         # Inside the invocation's guarded subscription: no wrapper layer; the append is not
         # disposed with the run (a stop waits for it instead, through ``inflight``).
@@ -86,8 +86,8 @@ class SessionWriter:
         )
         stored = append.result_now()
         if stored is not None:
-            self.inflight = sync.empty()
-            return (stored,)  # an in-memory store: no subject, no inner subscription
+            self.inflight = _NOTHING
+            return sync.just(stored)  # an in-memory store: no subject, no inner subscription
         self.inflight = append.subject
         return append.subject
 

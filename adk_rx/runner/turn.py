@@ -230,12 +230,7 @@ class _Opening:
             actions=EventActions(state_delta=dict(delta)) if delta else EMPTY_ACTIONS,
         )
         ctx.session.mark_applied(event)
-        stored = writer.persist_now(event)
-        if isinstance(stored, tuple):
-            if stored:
-                self.stored(stored[0])
-        else:
-            self.chain.step(lambda: stored, self.stored)
+        self.chain.step(lambda: writer.persist(event), self.stored)
 
     def stored(self, _: Any) -> None:
         self.turn.user_stored = True

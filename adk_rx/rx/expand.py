@@ -66,13 +66,6 @@ def expand(
     return operator
 
 
-def _items_now(source: Observable[T]) -> Callable[[], tuple[T, ...]] | None:
-    """How to take the items of an Observable whose items are already here, else None."""
-    if not isinstance(source, SyncObservable):
-        return None
-    return getattr(source, "now", None) or getattr(source, "items_now", None)
-
-
 class _Expansion(Generic[T]):
     """One subscription of ``expand``: the queue of items to project and the live inners."""
 
@@ -148,8 +141,7 @@ class _Expansion(Generic[T]):
                 item = self._pending.popleft()
             try:
                 projected = self._project(item)
-                now = _items_now(projected)
-                values = now() if now is not None else None
+                values = projected.items_now() if type(projected) is SyncObservable else None
             except Exception as exc:  # a failing project errors the stream
                 with self._lock:
                     self._draining = False

@@ -1,4 +1,4 @@
-"""concat_map_direct: concat_map whose mapper may answer with items instead of an Observable."""
+"""concat_map_direct: concat_map that emits a mapper's SyncObservable without subscribing it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import reactivex as rx
 from reactivex.testing import ReactiveTest, TestScheduler
 
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
-from adk_rx.rx._engine.sync import items
+from adk_rx.rx._engine.sync import items, just
 
 on_next, on_completed, on_error = (
     ReactiveTest.on_next,
@@ -17,7 +17,7 @@ on_next, on_completed, on_error = (
 )
 
 
-def test_tuples_are_emitted_at_once_and_an_inner_holds_back_later_items() -> None:
+def test_answers_already_here_are_emitted_at_once_and_an_inner_holds_back_later_items() -> None:
     # source:               --a-----b-----c--|
     # mapper(b) = inner           -------b1---b2|   (c waits for the inner)
     # concat_map_direct:    --a'----b1---b2-c'-|
@@ -28,8 +28,8 @@ def test_tuples_are_emitted_at_once_and_an_inner_holds_back_later_items() -> Non
     inner = scheduler.create_cold_observable(on_next(15, "b1"), on_next(20, "b2"), on_completed(25))
     arrived: list[tuple[int, str]] = []
 
-    def mapper(item: str) -> rx.Observable[str] | tuple[str, ...]:
-        return inner if item == "b" else (item + "'",)
+    def mapper(item: str) -> rx.Observable[str]:
+        return inner if item == "b" else just(item + "'")
 
     result = scheduler.start(
         lambda: source.pipe(
@@ -49,10 +49,10 @@ def test_tuples_are_emitted_at_once_and_an_inner_holds_back_later_items() -> Non
 def test_an_error_of_the_mapper_or_of_an_inner_ends_the_stream() -> None:
     errors: list[str] = []
 
-    def mapper(item: int) -> rx.Observable[int] | tuple[int, ...]:
+    def mapper(item: int) -> rx.Observable[int]:
         if item == 2:
             return rx.throw(ValueError("inner"))
-        return (item,)
+        return just(item)
 
     got: list[object] = []
     items([1, 2, 3]).pipe(concat_map_direct(mapper)).subscribe(
@@ -93,8 +93,8 @@ def test_a_drain_on_error_waits_for_the_queued_items_then_is_passed_on() -> None
     )
     inner = scheduler.create_cold_observable(on_next(5, "a1"), on_next(20, "a2"), on_completed(25))
 
-    def mapper(item: str) -> rx.Observable[str] | tuple[str, ...]:
-        return inner if item == "a" else (item + "'",)
+    def mapper(item: str) -> rx.Observable[str]:
+        return inner if item == "a" else just(item + "'")
 
     result = scheduler.start(lambda: source.pipe(concat_map_direct(mapper, drain_on=_Held)))
 

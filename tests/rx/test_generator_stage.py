@@ -1,4 +1,4 @@
-"""from_generator: a generator's items emitted at once, its yielded Observables in place."""
+"""from_generator: a generator's yielded Observables in place, those already here at once."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from reactivex.subject import Subject
 from reactivex.testing import ReactiveTest, TestScheduler
 
 from adk_rx.rx._engine.generator_stage import from_generator
-from adk_rx.rx._engine.sync import items
+from adk_rx.rx._engine.sync import items, just
 
 on_next, on_completed, on_error = (
     ReactiveTest.on_next,
@@ -22,7 +22,7 @@ on_next, on_completed, on_error = (
 )
 
 
-def test_items_are_emitted_at_once_and_an_inner_is_awaited_in_place_on_virtual_time() -> None:
+def test_answers_here_are_emitted_at_once_and_an_inner_is_awaited_on_virtual_time() -> None:
     # steps:            a, then inner, then d (with inner's last item)
     # inner:            --b--c|          (relative 10, 20; completes 30)
     # from_generator:   a--b--c-d|       (a at 200; d when inner completed, at 230)
@@ -31,10 +31,10 @@ def test_items_are_emitted_at_once_and_an_inner_is_awaited_in_place_on_virtual_t
     resumed_at: list[int] = []
 
     def steps() -> Generator[Any, Any, None]:
-        yield "a"
+        yield just("a")
         last = yield inner
         resumed_at.append(scheduler.clock)
-        yield f"d after {last}"
+        yield just(f"d after {last}")
 
     result = scheduler.start(lambda: from_generator(steps))
     assert result.messages == [
@@ -49,11 +49,12 @@ def test_items_are_emitted_at_once_and_an_inner_is_awaited_in_place_on_virtual_t
 
 def test_a_whole_synchronous_run_needs_no_subscription_per_item() -> None:
     def steps() -> Generator[Any, Any, None]:
-        yield from range(3)
+        for n in range(3):
+            yield just(n)
         last = yield items([10, 11])  # completes while subscribing: goes on in this loop
-        yield last
+        yield just(last)
         empty_last = yield rx.empty()
-        yield empty_last
+        yield just(empty_last)
 
     got: list[Any] = []
     from_generator(steps).subscribe(got.append, on_completed=lambda: got.append("|"))
@@ -68,7 +69,7 @@ def test_an_inner_error_is_raised_at_the_yield_and_the_generator_may_recover() -
         try:
             yield rx.concat(items(["b"]), rx.throw(ValueError("e")))
         except ValueError as exc:
-            yield f"recovered from {exc}"
+            yield just(f"recovered from {exc}")
 
     got: list[Any] = []
     from_generator(steps).subscribe(got.append, on_completed=lambda: got.append("|"))
@@ -81,9 +82,9 @@ def test_an_error_the_generator_does_not_catch_ends_the_stream() -> None:
     subject: Subject[str] = Subject()
 
     def steps() -> Generator[Any, Any, None]:
-        yield "a"
+        yield just("a")
         yield subject
-        yield "never"
+        yield just("never")
 
     got: list[Any] = []
     errors: list[Exception] = []
@@ -96,7 +97,7 @@ def test_an_error_the_generator_does_not_catch_ends_the_stream() -> None:
 
 def test_an_exception_in_the_generator_or_its_factory_errors_the_stream() -> None:
     def steps() -> Generator[Any, Any, None]:
-        yield 1
+        yield just(1)
         raise KeyError("boom")
 
     errors: list[Exception] = []
@@ -114,10 +115,10 @@ def test_an_inner_completing_on_another_thread_resumes_the_generator_there() -> 
     threads: list[str] = []
 
     def steps() -> Generator[Any, Any, None]:
-        yield "a"
+        yield just("a")
         yield rx.timer(0.01).pipe(rx.operators.map(lambda _: "b"))
         threads.append(threading.current_thread().name)
-        yield "c"
+        yield just("c")
 
     got: list[Any] = []
     from_generator(steps).subscribe(got.append, on_completed=done.set)
@@ -138,7 +139,7 @@ def test_disposing_from_inside_on_next_stops_the_run_and_closes_the_generator() 
             yield gate
             for n in range(100):
                 produced.append(n)
-                yield n
+                yield just(n)
         finally:
             closed.append("closed")
 
@@ -163,9 +164,9 @@ def test_disposing_while_an_inner_runs_disposes_the_inner_and_emits_nothing_more
 
     def steps() -> Generator[Any, Any, None]:
         try:
-            yield "a"
+            yield just("a")
             yield subject
-            yield "never"
+            yield just("never")
         finally:
             closed.append("closed")
 
@@ -206,7 +207,7 @@ def _race_one_dispose(pool: Any, failures: list[BaseException]) -> int:
         try:
             for n in range(20):
                 got = yield from_blocking(lambda n=n: time.sleep(0.0002) or n, pool)
-                yield f"after {got}"
+                yield just(f"after {got}")
         finally:
             closed.set()
 

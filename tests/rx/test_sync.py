@@ -135,14 +135,16 @@ def test_the_stage_operators_take_sync_items_without_subscribing() -> None:
         raise AssertionError("subscribed")
 
     def sync_of(*values: object) -> SyncObservable[object]:
-        return SyncObservable(refuse, lambda: values)
+        source = SyncObservable(values)
+        source._subscribe_core = refuse  # type: ignore[method-assign]
+        return source
 
     mapped = rx.from_iterable([1, 2]).pipe(concat_map_direct(lambda n: sync_of(n, n * 10)))
     assert _collect(mapped) == [1, 10, 2, 20, "|"]
 
     def steps():  # type: ignore[no-untyped-def]
         last = yield sync_of("a", "b")
-        yield f"after {last}"
+        yield sync_of(f"after {last}")
 
     assert _collect(from_generator(steps)) == ["a", "b", "after b", "|"]
 

@@ -1,17 +1,19 @@
-"""``concat_map_direct``: ``concat_map`` whose mapper may answer without an inner Observable.
+"""``concat_map_direct``: ``concat_map`` that takes an answer already here without subscribing.
 
 Streaming sends thousands of events through the LLM loop and the Runner, and almost all of
 them need no asynchronous work (a partial chunk is emitted as it is). Stock ``concat_map``
-builds and subscribes an inner Observable per item and queues them in ``merge``; here the
-mapper returns a tuple of items to emit at once, or an Observable when there is real work
-(a tool call, a store append). Order is kept: an item waits while an earlier inner runs.
+subscribes an inner Observable per item and queues them in ``merge``; here a mapper's
+:class:`~adk_rx.rx._engine.sync.SyncObservable` (``sync.just(x)``, a store that appended at
+once) has its items emitted as plain calls, and only an Observable with real work (a tool
+call, a store append on another thread) is subscribed. Order is kept: an item waits while an
+earlier inner runs.
 
 Marble diagram::
 
     source:               --a-----b-----------c--|
-    mapper(a) = (a',)     --a'
+    mapper(a) = just(a')  --a'
     mapper(b) = inner     -------b1---b2|            (c waits for the inner to complete)
-    mapper(c) = (c',)
+    mapper(c) = just(c')
     concat_map_direct:    --a'----b1---b2-----c'-|
 
 With ``drain_on=E``, an error of type E from the source ends it like a completion would, the
@@ -34,14 +36,12 @@ from reactivex.disposable import CompositeDisposable, SerialDisposable, SingleAs
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.sync import SyncObservable
 
 __all__ = ["concat_map_direct"]
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-Mapped = Observable[R] | tuple[R, ...]
-"""What a mapper returns: items to emit now, or an Observable to concatenate."""
 
 
 class _Sink(Generic[T, R]):
@@ -66,7 +66,7 @@ class _Sink(Generic[T, R]):
     def __init__(
         self,
         observer: abc.ObserverBase[R],
-        mapper: Callable[[T], Mapped[R]],
+        mapper: Callable[[T], Observable[R]],
         on_arrival: Callable[[T], None] | None,
         scheduler: abc.SchedulerBase | None,
         drain_on: type[Exception] | None = None,
@@ -133,8 +133,13 @@ class _Sink(Generic[T, R]):
             except Exception as exc:
                 self._fail(exc)
                 return
-            if isinstance(result, tuple):
-                for value in result:
+            if type(result) is SyncObservable:  # already here: emitted, not subscribed
+                try:
+                    values = result.items_now()
+                except Exception as exc:
+                    self._fail(exc)
+                    return
+                for value in values:
                     if self._stopped:
                         return
                     observer.on_next(value)
@@ -201,15 +206,15 @@ _IDLE = object()
 
 
 def concat_map_direct(
-    mapper: Callable[[T], Mapped[R]],
+    mapper: Callable[[T], Observable[R]],
     on_arrival: Callable[[T], None] | None = None,
     drain_on: type[Exception] | None = None,
 ) -> Callable[[Observable[T]], Observable[R]]:
-    """Maps each item to a tuple (emitted at once) or an Observable (concatenated), in order.
+    """Maps each item to an Observable and concatenates them, in order.
 
     Args:
-        mapper: called for an item when every earlier item is done; returns a tuple of items
-            to emit now or an Observable whose items are emitted before the next item's.
+        mapper: called for an item when every earlier item is done; returns the Observable
+            whose items are emitted before the next item's (a SyncObservable's at once).
         on_arrival: called with each item as soon as it arrives, before it waits its turn.
         drain_on: a source error of this type waits for the queued items to be mapped.
 

@@ -1,19 +1,21 @@
-"""``from_generator``: an Observable run by a generator that yields items or Observables.
+"""``from_generator``: an Observable run by a generator that yields Observables.
 
 The synchronous fast path of the LLM loop. A step written as a generator runs as plain calls
-while nothing is asynchronous: each yielded item is emitted at once, with no subscription
-per item or per step. Only an asynchronous edge pays for Rx: the generator yields an
-Observable (a model that answers on another thread, a tool on the I/O pool), its items are
-emitted, and the generator resumes once it completed, on whatever thread completed it, with
-the inner's last item as the value of the ``yield`` (None if it emitted nothing). An inner
-error is raised inside the generator at that ``yield``, so it may recover as from any call.
+while nothing is asynchronous: a yielded :class:`~adk_rx.rx._engine.sync.SyncObservable`
+(``just(event)``, a model or tool that answered at once) has its items emitted at once, with
+no subscription per item or per step. Only an asynchronous edge pays for Rx: the generator
+yields another Observable (a model that answers on another thread, a tool on the I/O pool),
+its items are emitted, and the generator resumes once it completed, on whatever thread
+completed it. Either way the value of the ``yield`` is the last item (None if there was
+none). An inner error is raised inside the generator at that ``yield``, so it may recover as
+from any call.
 
 Marble diagram::
 
     def steps():
-        yield a                 # emitted at once
+        yield just(a)           # emitted at once
         last = yield inner      # inner's items are emitted; last == c
-        yield d
+        yield just(d)
 
     inner:            --b--c|
     from_generator:   a--b--c-d|
@@ -36,13 +38,14 @@ from reactivex.disposable import SerialDisposable
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.sync import SyncObservable
 
 __all__ = ["Steps", "from_generator"]
 
 T = TypeVar("T")
 
-Steps = Generator["T | Observable[T]", "T | None", Any]
-"""A generator of items to emit and Observables whose items are emitted in place."""
+Steps = Generator["Observable[T]", "T | None", Any]
+"""A generator of Observables whose items are emitted in place."""
 
 
 def from_generator(make: Callable[[], Steps[T]]) -> Observable[T]:
@@ -52,7 +55,7 @@ def from_generator(make: Callable[[], Steps[T]]) -> Observable[T]:
         make: builds the generator; called at subscribe time (an exception errors the stream).
 
     Returns:
-        The Observable of every yielded item and every yielded Observable's items, in order.
+        The Observable of every yielded Observable's items, in order.
     """
 
     def subscribe(
@@ -107,14 +110,18 @@ class _Driver(abc.DisposableBase, Generic[T]):
                 if not self.disposed:
                     observer.on_error(exc)
                 return
-            value = None
-            kind = type(item)
-            if kind in _ITEM_TYPES:  # an ABC isinstance check costs more than the emit
-                observer.on_next(item)  # pyright: ignore[reportArgumentType]
-                continue
-            if not isinstance(item, Observable):
-                _ITEM_TYPES.add(kind)
-                observer.on_next(item)
+            if type(item) is SyncObservable:  # already here: its items emitted as plain calls
+                value = None
+                try:
+                    values = item.items_now()
+                except Exception as exc:
+                    error = exc
+                    continue
+                for one in values:
+                    if self.disposed:
+                        break
+                    observer.on_next(one)
+                    value = one
                 continue
             outcome = self._subscribe(item)
             if outcome is None:
@@ -170,6 +177,5 @@ class _Driver(abc.DisposableBase, Generic[T]):
         self._close()
 
 
-_ITEM_TYPES: set[type] = set()  # types seen to be items, not Observables
 _SUBSCRIBING = object()
 _RUNNING = object()

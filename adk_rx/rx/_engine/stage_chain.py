@@ -143,6 +143,11 @@ class StageChain:
 
         try:
             source = build()
+            if on_next is None and type(source) is sync.SyncObservable:
+                values = source.items_now()  # already here: no subscription
+                if self.state is RunState.RUNNING:
+                    then(values[-1] if values else None)
+                return
         except Exception as exc:
             self.fail(exc)
             return

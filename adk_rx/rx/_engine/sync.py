@@ -45,25 +45,39 @@ _NOOP = Disposable()
 class SyncObservable(AwaitableObservable[T]):
     """An Observable whose items are known on the calling thread at subscribe time.
 
-    Besides being subscribed, it can be asked for its items directly:
-    :meth:`items_now` returns them as a tuple (or raises the error the stream would end
-    with). :func:`subscribe_inner`, which every stage operator of the runtime subscribes
-    through, hands those items over instead of subscribing, so a synchronous store or helper
-    costs a call, not a subscription.
+    It is the one way a seam (a model, a tool, a store, a request builder, a stage) says "the
+    answer is already here": whoever drives the seam checks ``type(x) is SyncObservable``
+    (:func:`is_sync`) and takes :meth:`items_now` as plain values instead of subscribing.
+    :func:`subscribe_inner`, which every stage operator of the runtime subscribes through,
+    does so too, so a synchronous store or helper costs a call, not a subscription.
+
+    Args:
+        values: its items, when they are known already.
+        make: otherwise, computes them, once per subscription or :meth:`items_now` call
+            (:func:`single`, :func:`maybe`, :func:`completable`: cold).
     """
 
-    def __init__(self, subscribe: Any, items_now: Callable[[], tuple[T, ...]]) -> None:
-        super().__init__(subscribe)
-        self.items_now = items_now
+    def __init__(  # pyright: ignore[reportMissingSuperCall]
+        self,
+        values: tuple[T, ...] | None = None,
+        make: Callable[[], tuple[T, ...]] | None = None,
+    ) -> None:
+        self.values = values
+        self._make = make
 
+    def items_now(self) -> tuple[T, ...]:
+        """Its items as a tuple (or raises the error the stream would end with)."""
+        values = self.values
+        if values is not None:
+            return values
+        assert self._make is not None
+        return self._make()
 
-count_as_awaitable(SyncObservable)
-
-
-def _from_now(items_now: Callable[[], tuple[T, ...]]) -> SyncObservable[T]:
-    def subscribe(observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None) -> Any:
+    def _subscribe_core(
+        self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
         try:
-            values = items_now()
+            values = self.items_now()
         except Exception as exc:
             observer.on_error(exc)
             return _NOOP
@@ -74,7 +88,8 @@ def _from_now(items_now: Callable[[], tuple[T, ...]]) -> SyncObservable[T]:
         observer.on_completed()
         return _NOOP
 
-    return SyncObservable(subscribe, items_now)
+
+count_as_awaitable(SyncObservable)
 
 
 def is_sync(source: object) -> TypeGuard[SyncObservable[Any]]:
@@ -82,50 +97,50 @@ def is_sync(source: object) -> TypeGuard[SyncObservable[Any]]:
     return type(source) is SyncObservable
 
 
-def single(fn: Callable[[], T]) -> Observable[T]:
+def single(fn: Callable[[], T]) -> SyncObservable[T]:
     """A cold Single: calls ``fn`` at subscribe time and emits its result."""
-    return _from_now(lambda: (fn(),))
+    return SyncObservable(None, lambda: (fn(),))
 
 
-_EMPTY: Observable[Any] = _from_now(tuple)
+_EMPTY: SyncObservable[Any] = SyncObservable(())
 
 
-def empty() -> Observable[Any]:
+def empty() -> SyncObservable[Any]:
     """A cold, empty Observable that completes on the subscribing thread, no scheduling."""
     return _EMPTY
 
 
-def just(value: T) -> Observable[T]:
+def just(value: T) -> SyncObservable[T]:
     """A cold Single of ``value``, emitted on the subscribing thread with no scheduling."""
-    return _from_now(lambda: (value,))
+    return SyncObservable((value,))
 
 
-def items(values: list[T] | tuple[T, ...]) -> Observable[T]:
+def items(values: list[T] | tuple[T, ...]) -> SyncObservable[T]:
     """A cold Observable of ``values``, emitted on the subscribing thread, no scheduling.
 
     Stops early once the subscriber is stopped (disposed from inside ``on_next``).
     """
-    return _from_now(lambda: tuple(values))
+    return SyncObservable(values if type(values) is tuple else tuple(values))
 
 
-def maybe(fn: Callable[[], T | None]) -> Observable[T]:
+def maybe(fn: Callable[[], T | None]) -> SyncObservable[T]:
     """A cold Maybe: calls ``fn`` at subscribe time; ``None`` completes empty."""
 
     def items_now() -> tuple[T, ...]:
         value = fn()
         return () if value is None else (value,)
 
-    return _from_now(items_now)
+    return SyncObservable(None, items_now)
 
 
-def completable(fn: Callable[[], object]) -> Observable[None]:
+def completable(fn: Callable[[], object]) -> SyncObservable[None]:
     """A cold Completable: calls ``fn`` at subscribe time and completes without items."""
 
     def items_now() -> tuple[None, ...]:
         fn()
         return ()
 
-    return _from_now(items_now)
+    return SyncObservable(None, items_now)
 
 
 def _ignore(*_: Any) -> None:
