@@ -80,3 +80,47 @@ async def test_writes_batches_events_bytes_and_skipped_events_are_exported(tmp_p
     }
     assert 1 <= counted["adk_rx.broker.batches"] <= len(published)
     assert broker.counts.events == len(published)
+
+
+RESUMABLE_APP = """
+from adk_rx import App, LlmAgent, ResumabilityConfig
+from adk_rx.testing import ScriptedLlm
+
+app = App(
+    name=__name__.split(".")[0],
+    root_agent=LlmAgent(name="a", model=ScriptedLlm([["one ", "two"]] * 10)),
+    resumability_config=ResumabilityConfig(is_resumable=True),
+)
+"""
+
+
+async def test_a_resumable_app_s_run_is_published_though_nobody_reads_it_elsewhere(
+    tmp_path: Path,
+):
+    # A server that resumes it after its owner died goes on with this stream and cursors.
+    app_name = unique_app("resumable")
+    (tmp_path / "agents" / app_name).mkdir(parents=True)
+    (tmp_path / "agents" / app_name / "agent.py").write_text(RESUMABLE_APP)
+    sessions = SqlSessionService(f"sqlite:///{tmp_path / 's.db'}")
+    with key_prefix() as prefix:
+        broker = Broker(redis_url(), prefix=prefix)
+        app = create_app(tmp_path / "agents", session_service=sessions, broker=broker)
+        base = f"/apps/{app_name}/users/u1/sessions/s1/invocations"
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+            created = await http.post(
+                f"/apps/{app_name}/users/u1/sessions", json={"session_id": "s1"}
+            )
+            assert created.is_success
+            body = {"new_message": user_text("hi"), "streaming": True}
+            iid = (await http.post(base, json=body)).json()["invocation_id"]
+            frames = parse_frames((await http.get(f"{base}/{iid}/events")).text)
+        await broker.close()
+        with redis_client.Redis.from_url(redis_url(), decode_responses=True) as client:
+            entries = client.xrange(f"{prefix}:inv:{iid}:events")
+    sessions.close()
+    local = [(f.id, json.loads(f.data or "")["id"]) for f in frames if f.id is not None]
+    published = [(int(i.partition("-")[2]), f["i"]) for i, f in entries if "e" in f]
+    assert len(local) >= 3 and published == local  # the chunks too, with their cursors
+    assert "end" in entries[-1][1]
+    assert broker.counts.events_skipped == 0
