@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
-from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
@@ -21,15 +20,17 @@ from adk_rx.flows.instructions import inject_state, resolve_instruction
 from adk_rx.flows.output_schema import apply_output_schema
 from adk_rx.flows.request_layout import lay_out_request
 from adk_rx.flows.transfer import transfer_instruction
-from adk_rx.models.llm_request import LlmRequest, empty_config
+from adk_rx.models.llm_request import LlmRequest
 from adk_rx.rx._engine.sync import just
+from adk_rx.tools.base import BaseTool
 from adk_rx.tools.toolset import toolset_tools
 
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
-    from adk_rx.tools.base import BaseTool
 
 __all__ = ["build_request"]
+
+_DECLARE_ONLY = BaseTool.process_llm_request
 
 
 def _is_plain(instruction: Any) -> bool:
@@ -53,12 +54,19 @@ def _identity(agent: LlmAgent) -> str:
     return text
 
 
-def _config(agent: LlmAgent) -> types.GenerateContentConfig:
-    base = agent.generate_content_config
-    if base is None:
-        return empty_config()
-    # Tools and the system instruction are rebuilt per request; never touch the agent's copy.
-    return base.model_copy(deep=bool(base.tools))
+def _fixed(agent: LlmAgent) -> list[str]:
+    """The instructions that depend on the agent tree alone (identity, transfer targets):
+    made once per agent and place in its tree, then reused by every step."""
+    made: tuple[object, list[str]] | None = agent.__dict__.get("_fixed_instructions")
+    parent = agent.parent_agent
+    if made is not None and made[0] is parent:
+        return made[1]
+    fixed = [_identity(agent)]
+    targets = agent.transfer_targets()
+    if targets:
+        fixed.append(transfer_instruction(agent, targets))
+    object.__setattr__(agent, "_fixed_instructions", (parent, fixed))
+    return fixed
 
 
 def build_request(agent: LlmAgent, ctx: InvocationContext) -> Observable[LlmRequest]:
@@ -71,13 +79,12 @@ def build_request(agent: LlmAgent, ctx: InvocationContext) -> Observable[LlmRequ
 
 
 def _build(agent: LlmAgent, ctx: InvocationContext) -> Observable[LlmRequest]:
-    request = LlmRequest(model=agent.canonical_model.model, config=_config(agent))
+    contents = build_contents(ctx.session, agent.name, ctx.branch, agent.include_contents)
+    request = LlmRequest.deferred(
+        agent.canonical_model.model, contents, agent.generate_content_config
+    )
     sources = _instruction_sources(agent)
-    targets = agent.transfer_targets()
-    extra = [_identity(agent)]
-    if targets:
-        extra.append(transfer_instruction(agent, targets))
-    request.contents = build_contents(ctx.session, agent.name, ctx.branch, agent.include_contents)
+    extra = _fixed(agent)
     if agent.code_executor is not None:
         prepare_code_request(agent, request)
     apply_output_schema(agent, ctx, request)
@@ -117,12 +124,23 @@ def _declare(
 ) -> Observable[LlmRequest] | None:
     if not tools:
         return None
-    tool_context = ToolContext(ctx)
+    tool_context: ToolContext | None = None
     pending: list[Observable[Any]] = []
+    plain: list[BaseTool] = []  # tools that only declare themselves, declared in one go
     for tool in tools:
+        if type(tool).process_llm_request is _DECLARE_ONLY:
+            plain.append(tool)
+            continue
+        if plain:
+            request.append_tools(plain)
+            plain = []
+        if tool_context is None:
+            tool_context = ToolContext(ctx)
         result = tool.process_llm_request(tool_context=tool_context, llm_request=request)
         if result is not None:
             pending.append(result)
+    if plain:
+        request.append_tools(plain)
     if not pending:
         return None
     return rx.concat(*pending).pipe(ops.ignore_elements(), ops.concat(just(request)))
