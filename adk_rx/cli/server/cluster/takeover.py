@@ -15,7 +15,9 @@ the invocation instead of recording it ``INTERRUPTED``:
    for again; a call the crash left without a response runs again when its tool is
    idempotent and is answered ``{"error": "interrupted"}`` otherwise;
 3. the run is announced as this server's (taken off the dead server's list in the same
-   write) and published to the same stream, up to its ``end`` entry;
+   write) and published to the same stream, up to its ``end`` entry; a cancel that was
+   asked for while its server was dying (stored in Redis) cancels the resumed run at once
+   (it ends ``cancelled``; a call left open is answered by the session's next turn);
 4. the turn lock taken by the sweep is given back once the resumed run holds the session.
 """
 
@@ -123,6 +125,7 @@ class Takeover:
             earlier = await complete_stream(self.broker, invocation_id, stored)
             if earlier is None or session is None:
                 return True  # it had ended, or its session is gone: nothing to resume
+            cancelled = await self.broker.stored_cancels([invocation_id])
             try:
                 log = self.registry.start(
                     runner,
@@ -137,6 +140,8 @@ class Takeover:
             except (SessionBusyError, TooManyRunsError) as exc:
                 _log.warning("invocation %s is resumed later: %s", invocation_id, exc)
                 return False
+            if cancelled:  # asked while its server was dying
+                self.registry.cancel(log)
             known = await self.broker.find(invocation_id)
             if known is not None and known.created_at is not None:
                 log.created_at = known.created_at
