@@ -9,6 +9,7 @@ import pytest
 from reactivex import operators as ops
 
 from adk_rx.rx import from_async, runtime_loop
+from adk_rx.rx._engine.settle import settle
 
 from ._support import WAIT
 
@@ -151,3 +152,12 @@ def test_dispose_before_the_task_starts_never_calls_the_factory() -> None:
 
     asyncio.run(main())
     assert calls == []
+
+
+def test_the_driver_passes_it_on_without_subscribing_it_first() -> None:
+    # It answers later by construction: settle() must not hold it behind a layer of its own.
+    async def answer() -> int:
+        return 1
+
+    source = from_async(answer)
+    assert settle(source) is source
