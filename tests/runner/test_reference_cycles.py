@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import reactivex as rx
+from google.genai import types
 from reactivex import Observable
 
 from adk_rx import LlmAgent, Runner
@@ -87,6 +89,44 @@ def test_a_run_async_turn_answered_on_the_background_loop_leaves_nothing_behind(
         )
         assert done.wait(WAIT)
     assert _alive(Invocation, _Pump) == []
+
+
+def add(a: int, b: int) -> int:
+    """Adds two integers."""
+    return a + b
+
+
+def _from_a_thread(response: LlmResponse) -> Any:
+    def reply(_: LlmRequest) -> Observable[LlmResponse]:
+        def subscribe(observer: Any, _: Any = None) -> Any:
+            def read() -> None:
+                observer.on_next(response)
+                observer.on_completed()
+
+            threading.Thread(target=read).start()
+            return None
+
+        return rx.create(subscribe)
+
+    return reply
+
+
+@pytest.mark.usefixtures("no_cyclic_gc")
+def test_a_tool_turn_whose_model_answers_from_another_thread_leaves_nothing_behind() -> None:
+    call = types.Part(function_call=types.FunctionCall(name="add", args={"a": 1, "b": 2}))
+    script = [
+        _from_a_thread(LlmResponse(content=types.Content(role="model", parts=[call]))),
+        _from_a_thread(LlmResponse.text("3")),
+    ]
+    runner = in_memory_runner(LlmAgent(name="a", model=ScriptedLlm(script), tools=[add]))
+    new_session(runner)
+    done = threading.Event()
+    runner.run_async(user_id=USER, session_id="s1", new_message="hi").subscribe(
+        on_completed=done.set
+    )
+    assert done.wait(WAIT)
+    assert _alive(Invocation) == []
+    assert [e.author for e in stored(runner)] == ["user", "a", "a", "a"]
 
 
 @pytest.mark.usefixtures("no_cyclic_gc")

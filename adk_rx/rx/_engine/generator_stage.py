@@ -76,7 +76,16 @@ def from_generator(make: Callable[[], Steps[T]]) -> Observable[T]:
 class _Driver(abc.DisposableBase, Generic[T]):
     """One subscription: steps the generator, subscribes what it yields, and stops it."""
 
-    __slots__ = ("_generator", "_inner", "_last", "_observer", "_scheduler", "disposed")
+    __slots__ = (
+        "_generator",
+        "_inner",
+        "_last",
+        "_lock",
+        "_observer",
+        "_scheduler",
+        "_state",
+        "disposed",
+    )
 
     def __init__(self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None) -> None:
         self._observer = observer
@@ -84,6 +93,12 @@ class _Driver(abc.DisposableBase, Generic[T]):
         self._inner = SerialDisposable()
         self._generator: Steps[T] | None = None
         self._last: T | None = None
+        # Where the inner being subscribed is (one at a time): _SUBSCRIBING, _RUNNING (it
+        # goes on later), or its outcome when it ended while subscribing. The lock is made
+        # with the first inner; both live on the driver, not in closures made per inner, so
+        # a run waiting on its model keeps fewer objects.
+        self._lock: threading.Lock | None = None
+        self._state: Any = _SUBSCRIBING
         self.disposed = False
 
     def start(self, generator: Steps[T]) -> None:
@@ -136,30 +151,38 @@ class _Driver(abc.DisposableBase, Generic[T]):
     def _subscribe(self, inner: Observable[T]) -> tuple[T | None, Exception | None] | None:
         """Subscribes ``inner``; its outcome when it ended while subscribing, else None."""
         self._last = None
-        lock = threading.Lock()
-        state: list[Any] = [_SUBSCRIBING]
-
-        def ended(error: Exception | None) -> None:
-            with lock:
-                later = state[0] is _RUNNING
-                if not later:
-                    state[0] = (self._last, error)
-            if later:
-                self._advance(self._last if error is None else None, error)
-
+        lock = self._lock
+        if lock is None:
+            lock = self._lock = threading.Lock()
+        self._state = _SUBSCRIBING
         sync.subscribe_inner(
             inner,
             self._inner_next,
-            ended,
-            lambda: ended(None),
+            self._ended,
+            self._completed,
             self._scheduler,
             into=self._inner,
         )
         with lock:
-            if state[0] is _SUBSCRIBING:
-                state[0] = _RUNNING
+            state = self._state
+            if state is _SUBSCRIBING:
+                self._state = _RUNNING
                 return None
-            return state[0]
+            self._state = _SUBSCRIBING  # the outcome is handed back, not kept
+            return state
+
+    def _completed(self) -> None:
+        self._ended(None)
+
+    def _ended(self, error: Exception | None) -> None:
+        lock = self._lock
+        assert lock is not None  # made before the inner was subscribed
+        with lock:
+            later = self._state is _RUNNING
+            if not later:
+                self._state = (self._last, error)
+        if later:
+            self._advance(self._last if error is None else None, error)
 
     def _close(self) -> None:
         generator = self._generator

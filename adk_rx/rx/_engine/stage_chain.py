@@ -128,19 +128,7 @@ class StageChain:
         """
         if self.state is not RunState.RUNNING:
             return
-        last: list[Any] = [None]
-
-        def keep(value: T) -> None:
-            last[0] = value
-
-        def completed() -> None:
-            if self.state is not RunState.RUNNING:
-                return
-            try:
-                then(last[0])
-            except Exception as exc:
-                self.fail(exc)
-
+        stage = _Stage(self, then)
         try:
             source = build()
             if on_next is None and type(source) is sync.SyncObservable:
@@ -154,8 +142,34 @@ class StageChain:
         # Each stage runs inside the chain owner's guarded subscription: no extra wrapper. Its
         # handle goes into ``body`` before it is subscribed, so a stop that comes while it is
         # still producing inside subscribe() reaches it.
-        sync.subscribe_inner(source, on_next or keep, self.fail, completed, into=self.body)
+        sync.subscribe_inner(
+            source, on_next or stage.keep, self.fail, stage.completed, into=self.body
+        )
 
     def fail(self, error: Exception) -> None:
         """Reports ``error`` to ``on_fail`` (the chain's owner decides how it stops)."""
         self._on_fail(error)
+
+
+class _Stage:
+    """One stage's last item and what follows it (one object, not closures: a run waiting
+    on its model keeps its stage alive)."""
+
+    __slots__ = ("chain", "last", "then")
+
+    def __init__(self, chain: StageChain, then: Callable[[Any], None]) -> None:
+        self.chain = chain
+        self.then = then
+        self.last: Any = None
+
+    def keep(self, value: Any) -> None:
+        self.last = value
+
+    def completed(self) -> None:
+        chain = self.chain
+        if chain.state is not RunState.RUNNING:
+            return
+        try:
+            self.then(self.last)
+        except Exception as exc:
+            chain.fail(exc)
