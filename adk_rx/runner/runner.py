@@ -47,7 +47,7 @@ from adk_rx.runner.invocation import Invocation
 from adk_rx.runner.remember import remembering
 from adk_rx.runner.request import TurnRequest, live_turn_request, turn_request
 from adk_rx.runner.rewind import rewind_session
-from adk_rx.runner.services import TurnServices
+from adk_rx.runner.services import BuiltWith, TurnServices
 from adk_rx.runner.toolsets import close_toolsets
 from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx._engine.top_level import StartAware
@@ -65,7 +65,7 @@ def _app_name(name: str) -> str:
     return name if name.isidentifier() and name != "user" else "app"
 
 
-class Runner:
+class Runner(BuiltWith):
     """Runs an agent tree against a session service.
 
     Pass either ``app`` or ``agent`` with ``app_name`` (and optionally ``plugins``).
@@ -146,47 +146,6 @@ class Runner:
             telemetry=Telemetry(tracer_provider, meter_provider),
             summarizer=summarizer,
         )
-
-    # -- what the Runner was built with ---------------------------------------------------------
-    @property
-    def app_name(self) -> str:
-        """The app the sessions belong to."""
-        return self.services.app_name
-
-    @property
-    def agent(self) -> BaseAgent:
-        """The root agent."""
-        return self.services.app.root_agent
-
-    @property
-    def app(self) -> App:
-        """The App run (one wrapping the root agent when none was given)."""
-        return self.services.app
-
-    @property
-    def session_service(self) -> BaseSessionService:
-        """Where sessions and events are stored."""
-        return self.services.session_service
-
-    @property
-    def artifact_service(self) -> BaseArtifactService | None:
-        """Where artifacts are stored, if anywhere."""
-        return self.services.artifact_service
-
-    @property
-    def memory_service(self) -> BaseMemoryService | None:
-        """Long-term memory, if any."""
-        return self.services.memory_service
-
-    @property
-    def plugin_manager(self) -> PluginManager:
-        """The plugins applied to every invocation."""
-        return self.services.plugins
-
-    @property
-    def telemetry(self) -> Telemetry:
-        """Where the runs' spans and metrics go."""
-        return self.services.telemetry
 
     # -- running ---------------------------------------------------------------------------
     def run_async(

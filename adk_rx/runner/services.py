@@ -20,10 +20,14 @@ from adk_rx.services import InvocationServices
 if TYPE_CHECKING:
     from adk_rx.agents.base import BaseAgent
     from adk_rx.apps import App
+    from adk_rx.artifacts.base import BaseArtifactService
     from adk_rx.compaction import BaseEventSummarizer
+    from adk_rx.memory.base import BaseMemoryService
+    from adk_rx.plugins import PluginManager
+    from adk_rx.sessions.base import BaseSessionService
     from adk_rx.telemetry import Telemetry
 
-__all__ = ["TurnServices"]
+__all__ = ["BuiltWith", "TurnServices"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,3 +54,53 @@ class TurnServices(InvocationServices):
     def root_agent(self) -> BaseAgent:
         """The root of the agent tree."""
         return self.app.root_agent
+
+
+class BuiltWith:
+    """What a Runner was built with, read from its :class:`TurnServices`.
+
+    Attributes:
+        services: what every turn of the Runner uses, frozen.
+    """
+
+    services: TurnServices
+
+    @property
+    def app_name(self) -> str:
+        """The app the sessions belong to."""
+        return self.services.app_name
+
+    @property
+    def agent(self) -> BaseAgent:
+        """The root agent."""
+        return self.services.app.root_agent
+
+    @property
+    def app(self) -> App:
+        """The App run (one wrapping the root agent when none was given)."""
+        return self.services.app
+
+    @property
+    def session_service(self) -> BaseSessionService:
+        """Where sessions and events are stored."""
+        return self.services.session_service
+
+    @property
+    def artifact_service(self) -> BaseArtifactService | None:
+        """Where artifacts are stored, if anywhere."""
+        return self.services.artifact_service
+
+    @property
+    def memory_service(self) -> BaseMemoryService | None:
+        """Long-term memory, if any."""
+        return self.services.memory_service
+
+    @property
+    def plugin_manager(self) -> PluginManager:
+        """The plugins applied to every invocation."""
+        return self.services.plugins
+
+    @property
+    def telemetry(self) -> Telemetry:
+        """Where the runs' spans and metrics go."""
+        return self.services.telemetry

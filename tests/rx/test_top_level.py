@@ -65,3 +65,28 @@ def test_an_observer_object_is_accepted_and_a_failing_start_errors_the_stream() 
     errors: list[Exception] = []
     StartAware(fail).subscribe(rx.Observer(on_error=errors.append))  # type: ignore[attr-defined]
     assert [str(e) for e in errors] == ["cannot start"]
+
+
+def test_at_the_top_the_subscriber_is_called_directly_while_the_trampoline_is_held() -> None:
+    # No auto-detach observer and nothing scheduled: start() gets the subscriber's own
+    # observer, the thread's trampoline is held (not run) while it runs, and a stock source
+    # subscribed inside queues behind the run, as under stock subscribe(), then runs before
+    # subscribe() returns.
+    from reactivex.scheduler import CurrentThreadScheduler
+
+    trampoline = CurrentThreadScheduler.singleton().get_trampoline()
+    seen: list[Any] = []
+    got: list[Any] = []
+
+    def start(observer: abc.ObserverBase[int], queued: bool) -> abc.DisposableBase:
+        seen.extend([observer, queued, trampoline.idle()])
+        rx.of(1, 2).subscribe(observer.on_next)
+        observer.on_next(0)  # before the stock source's items: they were queued
+        return BooleanDisposable()
+
+    subscriber: Any = rx.Observer(got.append)  # type: ignore[attr-defined]
+    handle = StartAware(start).subscribe(subscriber)
+    assert seen == [subscriber, False, False]
+    assert got == [0, 1, 2]
+    assert isinstance(handle, BooleanDisposable)  # the start function's own handle
+    assert trampoline.idle()  # let go once the run returned

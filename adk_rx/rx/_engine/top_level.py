@@ -1,15 +1,20 @@
-"""``StartAware``: a cold Observable that knows whether its subscriber can still stop it.
+"""``StartAware``: a cold Observable whose subscription at the top of a thread runs it directly.
 
 A synchronous source subscribed inside an operator chain (``take(3)``, ``take_until``) must
 not run before the chain holds its handle, or a dispose from inside ``on_next`` could not
-reach it: stock Rx sources start on the thread's trampoline for that reason. A subscription
-made at the top of a thread (``source.subscribe(on_next)``, no trampoline running) has no such
-chain: the subscriber gets the handle only once ``subscribe()`` returns, whatever the source
-does. Stock ``subscribe()`` opens a trampoline there, and the source queues its start on it
-a second time; ``StartAware`` opens it once and tells its start function not to queue again.
+reach it: stock Rx sources start on the thread's trampoline for that reason, and so does a
+``StartAware`` subscribed there. A subscription made at the top of a thread
+(``source.subscribe(on_next)``, no trampoline running) has no such chain: the subscriber
+gets the handle only once ``subscribe()`` returns, whatever the source does. There stock
+``subscribe()`` wraps the observer (auto-detach), opens a trampoline and queues the start on
+it; ``StartAware`` only marks the thread's trampoline busy (so stock operators inside the run
+queue behind it, as they would under stock ``subscribe()``), calls the start function with
+the subscriber's own callbacks, runs what they queued, and returns the handle it gives. The
+start function promises what the auto-detach observer would add: no item after the end, one
+end, and its resources released at the end.
 
-    start(observer, queued=False)   subscribe() at the top of a thread (inside the trampoline
-                                    it opened)
+    start(observer, queued=False)   subscribe() at the top of a thread: runs now, as plain
+                                    calls (the thread's trampoline held, nothing scheduled)
     start(observer, queued=True)    subscribed from inside an operator chain or a trampoline
 """
 
@@ -20,8 +25,9 @@ from typing import Any, TypeVar
 
 from reactivex import abc
 from reactivex.disposable import Disposable
-from reactivex.observer import AutoDetachObserver
-from reactivex.scheduler import CurrentThreadScheduler
+from reactivex.internal.basic import default_error, noop
+from reactivex.scheduler.currentthreadscheduler import CurrentThreadSchedulerSingleton
+from reactivex.scheduler.trampoline import Trampoline
 
 from adk_rx.rx._engine.awaitable import AwaitableObservable
 
@@ -30,6 +36,9 @@ __all__ = ["StartAware"]
 T = TypeVar("T")
 
 Start = Callable[[abc.ObserverBase[T], bool], abc.DisposableBase]
+
+_NOOP = Disposable()
+_THREAD_TRAMPOLINE: Any = CurrentThreadSchedulerSingleton._local  # pyright: ignore[reportPrivateUsage]
 
 
 class StartAware(AwaitableObservable[T]):
@@ -58,25 +67,41 @@ class StartAware(AwaitableObservable[T]):
         scheduler: abc.SchedulerBase | None = None,
     ) -> abc.DisposableBase:
         """Subscribes as stock ``Observable.subscribe`` does (an observer or callbacks)."""
-        if not CurrentThreadScheduler.singleton().get_trampoline().idle():
+        tramp: Trampoline = _THREAD_TRAMPOLINE.tramp
+        with tramp._lock:  # pyright: ignore[reportPrivateUsage]
+            held = tramp._idle  # pyright: ignore[reportPrivateUsage]
+            tramp._idle = False  # pyright: ignore[reportPrivateUsage]
+        if not held:  # inside a running trampoline: subscribed as stock sources are
             return super().subscribe(on_next, on_error, on_completed, scheduler=scheduler)
+        observer: abc.ObserverBase[T]
         if isinstance(on_next, abc.ObserverBase) or callable(getattr(on_next, "on_next", None)):
-            observer: Any = on_next
-            on_next, on_error, on_completed = (
-                observer.on_next,
-                observer.on_error,
-                observer.on_completed,
-            )
-        auto_detach: AutoDetachObserver[T] = AutoDetachObserver(on_next, on_error, on_completed)
+            observer = on_next
+        else:
+            observer = _Callbacks(on_next, on_error, on_completed)
+        # The thread's trampoline is held, not scheduled on: the run starts now, and a stock
+        # operator inside it (a workflow agent's concat) queues its next step behind the
+        # running one, as under stock subscribe(), so a stop from on_next reaches it.
+        try:
+            handle = self._start(observer, False)
+            if len(tramp._queue):  # pyright: ignore[reportPrivateUsage]
+                tramp._run()  # pyright: ignore[reportPrivateUsage]
+        except Exception as exc:
+            observer.on_error(exc)
+            handle = _NOOP
+        finally:
+            with tramp._lock:  # pyright: ignore[reportPrivateUsage]
+                tramp._idle = True  # pyright: ignore[reportPrivateUsage]
+                tramp._queue.clear()  # pyright: ignore[reportPrivateUsage]
+        return handle
 
-        def run(*_: Any) -> None:
-            try:
-                auto_detach.subscription = self._start(auto_detach, False)
-            except Exception as exc:
-                if not auto_detach.fail(exc):
-                    raise
 
-        # The run goes on inside a trampoline, as under stock subscribe(): stock operators
-        # within it (a loop's repeat, a concat) rely on one to stop in order.
-        CurrentThreadScheduler.singleton().schedule(run)
-        return Disposable(auto_detach.dispose)
+class _Callbacks(abc.ObserverBase[T]):
+    """A subscriber's callbacks as an observer: each call goes straight to its function."""
+
+    __slots__ = ("on_completed", "on_error", "on_next")
+
+    def __init__(self, on_next: Any, on_error: Any, on_completed: Any) -> None:
+        # Plain functions in the slots: an emit calls the subscriber's function, nothing else.
+        self.on_next = on_next or noop
+        self.on_error = on_error or default_error  # pyright: ignore[reportAttributeAccessIssue]
+        self.on_completed = on_completed or noop
