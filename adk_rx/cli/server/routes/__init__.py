@@ -6,8 +6,9 @@ checks of :mod:`adk_rx.cli.server.edge` ran before it):
 1. ``run_routes.py``: the body is read within the server's bounds and checked into a
    ``RunBody`` (``edge/body_reader.py``, ``edge/bodies.py``); the caller may name only its
    own user, and the app's Runner is built on first use (``shared.py``, ``runners.py``).
-2. ``session_routes.py``: the session must exist (``find_session``; another user's is not
-   found). Besides that helper it serves ADK's session and artifact reads.
+2. ``session_routes.py``: a session must exist (``find_session``; another user's is not
+   found); a run reads its session only once, in the Runner, whose SessionNotFoundError
+   answers the same 404. Besides that helper it serves ADK's session and artifact reads.
 3. ``run_routes.py`` again: the session's turn is held across server processes
    (``cluster/turns.py``), the run starts as a server-owned invocation
    (``invocations/registry.py``) and the route waits until its user message is stored; the

@@ -47,7 +47,8 @@ async def _start(request: Request, body: RunBody) -> InvocationLog:
     """Starts the run and waits until its user message is stored (its id is known)."""
     server = server_of(request)
     runner = await runner_for(request, body.app_name)
-    await find_session(request, body.app_name, body.user_id, body.session_id)
+    # No read of the session here: the run reads it once, and a missing session fails the
+    # run before it stores anything (SessionNotFoundError answers 404, errors.py).
     held = await hold_turn(server, body.app_name, body.user_id, body.session_id)
     try:
         log = await _start_here(request, server, runner, body)
