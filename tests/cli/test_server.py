@@ -129,6 +129,15 @@ async def test_unknown_app_and_session_answer_404(client: httpx.AsyncClient, app
     response = await client.post("/run", json=run_body(app_name, "hi", sid="none"))
     assert response.status_code == 404
     assert "detail" in response.json()
+    # The run's own read of the session answers it: nothing is created or stored.
+    streamed = await client.post("/run_sse", json=run_body(app_name, "hi", sid="none"))
+    assert streamed.status_code == 404 and "not found" in streamed.json()["detail"]
+    started = await client.post(
+        f"/apps/{app_name}/users/u1/sessions/none/invocations",
+        json={"new_message": {"role": "user", "parts": [{"text": "hi"}]}},
+    )
+    assert started.status_code == 404
+    assert (await client.get(f"/apps/{app_name}/users/u1/sessions/none")).status_code == 404
 
 
 async def test_run_answers_the_generated_events_without_the_user_message(
