@@ -111,12 +111,15 @@ class InvocationRegistry:
         run_config: RunConfig,
         state_delta: Mapping[str, Any] | None,
         invocation_id: str | None = None,
-        earlier: Sequence[Entry] = (),
+        earlier: Sequence[Entry] | None = None,
     ) -> InvocationLog:
         """Starts a run; the log's :meth:`~InvocationLog.started` gives its id.
 
-        With ``invocation_id`` the run resumes that invocation: its id is known at once, and
-        ``earlier`` (what another server's log of it held) starts the log.
+        With ``invocation_id`` the run resumes that invocation. A client's resume is started
+        once the Runner has found the invocation in the session (an id the session lacks
+        fails the run, and the route answers 404). A takeover passes ``earlier`` (what
+        another server's log of the run held, perhaps nothing): that invocation is known to
+        be the session's, so its id is the log's at once and ``earlier`` starts the log.
 
         Raises:
             SessionBusyError: the session has a run in this process.
@@ -148,11 +151,11 @@ class InvocationRegistry:
             raise TooManyRunsError(
                 f"{len(self._active)} runs in progress (the limit); try again later"
             )
-        log = InvocationLog(key, loop, self.limits.log_capacity, earlier)
+        log = InvocationLog(key, loop, self.limits.log_capacity, earlier or ())
         log.resumable = runner.services.is_resumable
         self._active[key] = log
         self._runners[id(log)] = runner
-        if invocation_id is not None:  # resumed: no user message may come to name it
+        if invocation_id is not None and earlier is not None:  # taken over: see above
             self._by_id[invocation_id] = log
             log.set_started(invocation_id)
 
