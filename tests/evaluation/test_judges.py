@@ -69,7 +69,12 @@ def test_a_turn_whose_judge_call_failed_is_not_evaluated_and_does_not_pass() -> 
     assert result.status is EvalStatus.NOT_EVALUATED and not result.passed
 
 
-def test_the_judge_is_resolved_by_name_through_the_llm_registry() -> None:
+def test_the_judge_is_resolved_by_name_through_the_llm_registry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A registry of the test's own, so the registration does not outlive it.
+    monkeypatch.setattr(LlmRegistry, "_default", LlmRegistry(builtins=True))
+
     def answer(request: LlmRequest) -> LlmResponse:
         said = request.contents[0].parts[0].text or ""  # type: ignore[index]
         return LlmResponse.text(VALID if "DHL" in said else INVALID)
