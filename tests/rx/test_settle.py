@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
 import threading
 from typing import Any
 
@@ -87,3 +89,93 @@ def test_a_source_built_from_a_timer_keeps_its_own_scheduler() -> None:
     settled = settle(rx.timer(0.01).pipe(ops.map(lambda _: "late")))
     assert not is_sync(settled)  # the timer runs on its timeout thread, not the caller's
     assert settled.pipe(ops.to_list()).run() == ["late"]
+
+
+class _RunAhead:
+    """A producer thread that emits ``count`` items at once into whoever subscribed it.
+
+    ``paused`` is set when the producer finished, or when it waits on a condition (held back
+    by the hand-over): a profile hook on its own thread sees the wait begin, so the test knows
+    the producer went as far as it could without timing anything.
+    """
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.produced = 0
+        self.paused = threading.Event()
+        self.finished = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def _watch(self, frame: Any, event: str, _: Any) -> None:
+        if event == "call" and frame.f_code is threading.Condition.wait.__code__:
+            self.paused.set()
+
+    def observable(self) -> rx.Observable[int]:
+        def subscribe(observer: Any, _: Any = None) -> Disposable:
+            def run() -> None:
+                sys.setprofile(self._watch)
+                try:
+                    for i in range(self.count):
+                        self.produced += 1
+                        observer.on_next(i)
+                    observer.on_completed()
+                finally:
+                    sys.setprofile(None)
+                    self.finished.set()
+                    self.paused.set()
+
+            self.thread = threading.Thread(target=run, daemon=True)
+            self.thread.start()
+            return Disposable()
+
+        return rx.create(subscribe)
+
+
+def test_a_thread_producer_is_held_back_until_someone_takes_over() -> None:
+    producer = _RunAhead(1_000)
+    settled = settle(producer.observable())
+    producer.paused.wait()  # it ran as far ahead as the hand-over let it
+    lags: list[int] = []
+    settled.subscribe(lambda _: lags.append(producer.produced - len(lags) - 1))
+    assert producer.thread is not None
+    producer.thread.join()
+    assert len(lags) == 1_000
+    # a few items held for the step, one in the producer's hand: not the whole stream
+    assert max(lags) <= 9
+
+
+def test_disposing_while_taking_over_releases_a_held_back_producer() -> None:
+    producer = _RunAhead(1_000)
+    settled = settle(producer.observable())
+    producer.paused.wait()
+    got = settled.pipe(ops.take(2), ops.to_list()).run()
+    assert got == [0, 1]
+    assert producer.thread is not None
+    producer.thread.join()  # released: it ran to its end, its items dropped
+    assert producer.finished.is_set()
+
+
+def test_a_producer_on_an_event_loop_is_never_held_back() -> None:
+    loop = asyncio.new_event_loop()
+    runner = threading.Thread(target=loop.run_forever, daemon=True)
+    runner.start()
+    finished = threading.Event()
+
+    def emit_all(observer: Any) -> None:
+        for i in range(100):
+            observer.on_next(i)
+        observer.on_completed()
+        finished.set()
+
+    def subscribe(observer: Any, _: Any = None) -> Disposable:
+        loop.call_soon_threadsafe(emit_all, observer)
+        return Disposable()
+
+    try:
+        settled = settle(rx.create(subscribe))
+        finished.wait()  # waiting would stall the loop: its items are held instead
+        assert settled.pipe(ops.to_list()).run() == list(range(100))
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        runner.join()
+        loop.close()

@@ -13,6 +13,12 @@ back an Observable that replays what came while subscribing, then forwards the r
     source:            --a--  ...  --b--|  (b and the end come later, on any thread)
     settle(source):    --a--  ...  --b--|  (one subscriber; disposing it disposes the source)
 
+A producer on another thread may run ahead of the step that takes its items over: it holds
+at most :data:`HELD_AT_MOST` items, then waits in ``on_next`` until the step took over (or
+disposed); while held items are replayed it waits too, so it never runs further ahead of the
+step's own consumer than that bound. A producer on the subscribing thread, or on an asyncio
+event-loop thread, never waits (that could deadlock, or stall the loop): its items are held.
+
 The source is subscribed on a trampoline of its own: the runtime's run already holds the
 thread's trampoline, and a stock source (``rx.just``, ``rx.of``) would otherwise queue its
 items behind the running step instead of emitting them while subscribed. That is what it
@@ -21,6 +27,7 @@ would do if subscribed at the top of a thread, which is where a user tested it.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any, TypeVar
 
@@ -32,9 +39,12 @@ from reactivex.scheduler.trampoline import Trampoline
 from adk_rx.rx._engine.awaitable import AwaitableObservable, LaterObservable
 from adk_rx.rx._engine.sync import SyncObservable, items
 
-__all__ = ["settle"]
+__all__ = ["HELD_AT_MOST", "settle"]
 
 T = TypeVar("T")
+
+HELD_AT_MOST = 8
+"""Items a producer on another thread may emit before the step takes over; then it waits."""
 
 _NOOP = Disposable()
 _COMPLETED = object()
@@ -51,10 +61,29 @@ _SPARES = _Spares()
 _THREAD_TRAMPOLINE: Any = CurrentThreadSchedulerSingleton._local  # pyright: ignore[reportPrivateUsage]
 
 
+def _on_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 class _Held(abc.ObserverBase[Any], abc.DisposableBase):
     """Holds what the source emits until a subscriber takes over, then forwards it."""
 
-    __slots__ = ("downstream", "held", "lock", "stopped", "subscription", "terminal")
+    __slots__ = (
+        "downstream",
+        "held",
+        "lock",
+        "owner",
+        "replaying",
+        "room",
+        "spare",
+        "stopped",
+        "subscription",
+        "terminal",
+    )
 
     def __init__(self) -> None:
         self.held: list[Any] = []
@@ -63,6 +92,13 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         self.lock = threading.Lock()
         self.stopped = False
         self.subscription: abc.DisposableBase = _NOOP
+        # The subscribing thread never waits. Threads are told apart by their trampolines (a
+        # read, where threading.get_ident() is a call): the thread's own, and the spare one
+        # it runs the subscribe on, if any. Set by _subscribe.
+        self.owner: object = None
+        self.spare: object = None
+        self.replaying: object = None  # the trampoline of the thread replaying held items
+        self.room: threading.Condition | None = None  # made when a producer first waits
 
     @property
     def is_stopped(self) -> bool:
@@ -75,11 +111,35 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
             with self.lock:
                 downstream = self.downstream
                 if downstream is None:
-                    if self.terminal is None:
-                        self.held.append(value)
-                    return
+                    if self.terminal is not None or self.stopped:
+                        return
+                    held = self.held
+                    if (
+                        (here := _THREAD_TRAMPOLINE.tramp) is self.owner
+                        or here is self.spare
+                        or (self.replaying is None and len(held) < HELD_AT_MOST)
+                        or not self._may_wait()
+                    ):
+                        held.append(value)
+                        return
+                    downstream = self._wait_for_taker()
+                    if downstream is None:
+                        return  # disposed meanwhile: the item is dropped
         if not self.stopped:
             downstream.on_next(value)
+
+    def _may_wait(self) -> bool:
+        """Neither replaying held items (a re-entrant emit) nor running an event loop."""
+        return _THREAD_TRAMPOLINE.tramp is not self.replaying and not _on_event_loop()
+
+    def _wait_for_taker(self) -> abc.ObserverBase[Any] | None:
+        """Waits (holding the lock) until a subscriber took over or the run was disposed."""
+        room = self.room
+        if room is None:
+            room = self.room = threading.Condition(self.lock)
+        while self.downstream is None and not self.stopped:
+            room.wait()
+        return None if self.stopped else self.downstream
 
     def on_error(self, error: Exception) -> None:
         self._end(error)
@@ -105,14 +165,23 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
             downstream.on_error(terminal)
 
     def take_over(self, observer: abc.ObserverBase[Any]) -> None:
-        """Replays what was held, in order, then lets the source reach ``observer``."""
+        """Replays what was held, in order, then lets the source reach ``observer``.
+
+        A producer on another thread waits while the held items are replayed, so the items
+        it emits next reach ``observer`` directly, after them.
+        """
+        me = _THREAD_TRAMPOLINE.tramp
         while True:
             with self.lock:
                 held, self.held = self.held, []
                 terminal = self.terminal
                 if not held and terminal is None:
                     self.downstream = observer
+                    self.replaying = None
+                    if self.room is not None:  # producers wait for a taker: released
+                        self.room.notify_all()
                     return
+                self.replaying = me
             for value in held:
                 if self.stopped:
                     return
@@ -128,6 +197,10 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
 
     def dispose(self) -> None:
         self.stopped = True
+        room = self.room
+        if room is not None:  # a producer may wait for a taker: it is released
+            with self.lock:
+                room.notify_all()
         # Let go of the source's handle: it usually holds this observer (a reference cycle).
         subscription, self.subscription = self.subscription, _NOOP
         subscription.dispose()
@@ -136,11 +209,12 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
 def _subscribe(source: Observable[Any], observer: _Held) -> abc.DisposableBase:
     """``source`` subscribed on an idle trampoline (the thread's, or a spare one)."""
     current = _THREAD_TRAMPOLINE.tramp
+    observer.owner = current
     spare: Trampoline | None = None
     if not current.idle():
         free = _SPARES.free
         spare = free.pop() if free else Trampoline()
-        _THREAD_TRAMPOLINE.tramp = spare
+        _THREAD_TRAMPOLINE.tramp = observer.spare = spare
     try:
         inner = source._subscribe_core(observer)  # pyright: ignore[reportPrivateUsage]
     except Exception as exc:
