@@ -32,10 +32,10 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from reactivex import Observable, abc
-from reactivex.disposable import CompositeDisposable, SerialDisposable, SingleAssignmentDisposable
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.slots import Both, Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
 __all__ = ["concat_map_direct"]
@@ -82,8 +82,8 @@ class _Sink(Generic[T, R]):
         self._busy = False  # an item is being mapped, emitted, or its inner runs
         self._done = False  # the source completed
         self._stopped = False  # errored or disposed
-        self._inner = SerialDisposable()
-        self.upstream = SingleAssignmentDisposable()
+        self._inner = Slot()
+        self.upstream = Slot()
 
     def on_next(self, item: T) -> None:
         if self._stopped:
@@ -231,7 +231,7 @@ def concat_map_direct(
             sink.upstream.disposable = sync.subscribe_inner(
                 source, sink.on_next, sink.on_error, sink.on_completed, scheduler
             )
-            return CompositeDisposable(sink.upstream, _Disposer(sink))
+            return Both(sink.upstream, _Disposer(sink))
 
         return AwaitableObservable(subscribe)
 

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from reactivex import Observable, abc
-from reactivex.disposable import CompositeDisposable, SerialDisposable
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.slots import Both, Slot
 
 __all__ = ["first_or_recover"]
 
@@ -55,8 +55,8 @@ def first_or_recover(
     def subscribe(
         observer: abc.ObserverBase[R], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        upstream = SerialDisposable()
-        recovery = SerialDisposable()
+        upstream = Slot()
+        recovery = Slot()
         done = [False]
 
         def finish(value: T | None) -> None:
@@ -95,7 +95,7 @@ def first_or_recover(
         def empty() -> None:
             finish(None)
 
-        both = CompositeDisposable(upstream, recovery)
+        both = Both(upstream, recovery)
         try:
             built = source()
         except Exception as exc:

@@ -34,10 +34,10 @@ from collections.abc import Callable, Generator
 from typing import Any, Generic, TypeVar
 
 from reactivex import Observable, abc
-from reactivex.disposable import SerialDisposable
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
 __all__ = ["Steps", "from_generator"]
@@ -90,7 +90,7 @@ class _Driver(abc.DisposableBase, Generic[T]):
     def __init__(self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None) -> None:
         self._observer = observer
         self._scheduler = scheduler
-        self._inner = SerialDisposable()
+        self._inner = Slot()
         self._generator: Steps[T] | None = None
         self._last: T | None = None
         # Where the inner being subscribed is (one at a time): _SUBSCRIBING, _RUNNING (it

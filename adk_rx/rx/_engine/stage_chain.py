@@ -35,9 +35,9 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from reactivex import Observable
-from reactivex.disposable import SerialDisposable
 
 from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.slots import Slot
 
 __all__ = ["RunState", "StageChain"]
 
@@ -71,7 +71,7 @@ class StageChain:
         self._lock = threading.Lock()
         self._on_fail = on_fail
         self.state = RunState.WAITING
-        self.body = SerialDisposable()  # the stage subscribed now
+        self.body = Slot()  # the stage subscribed now
 
     @property
     def is_running(self) -> bool:

@@ -18,9 +18,10 @@ from enum import Enum
 from typing import Any, TypeGuard, TypeVar
 
 from reactivex import Observable, abc
-from reactivex.disposable import CompositeDisposable, Disposable, SerialDisposable
+from reactivex.disposable import Disposable
 
 from adk_rx.rx._engine.awaitable import AwaitableObservable, count_as_awaitable
+from adk_rx.rx._engine.slots import Both, Slot
 
 __all__ = [
     "SyncObservable",
@@ -217,7 +218,7 @@ def subscribe_inner(
     on_completed: Any,
     scheduler: abc.SchedulerBase | None = None,
     *,
-    into: SerialDisposable | None = None,
+    into: Slot | None = None,
 ) -> abc.DisposableBase:
     """Subscribes an inner stage of a running subscription, without another wrapper layer.
 
@@ -282,7 +283,7 @@ def subscribe_stage(
     resume: Callable[[], None],
     scheduler: abc.SchedulerBase | None = None,
     *,
-    into: SerialDisposable,
+    into: Slot,
 ) -> bool:
     """Subscribes one stage of a chain; True when it already completed (the caller goes on).
 
@@ -342,8 +343,8 @@ def resume_on_error(
         ) -> abc.DisposableBase:
             # Separate slots: a source that fails inside its own subscribe must not have its
             # (later assigned) subscription replace, and so dispose, the fallback.
-            upstream = SerialDisposable()
-            fallback = SerialDisposable()
+            upstream = Slot()
+            fallback = Slot()
 
             def on_error(error: Exception) -> None:
                 try:
@@ -368,7 +369,7 @@ def resume_on_error(
                 scheduler,
                 into=upstream,
             )
-            return CompositeDisposable(upstream, fallback)
+            return Both(upstream, fallback)
 
         return AwaitableObservable(subscribe)
 
