@@ -129,7 +129,10 @@ def _exceeded(limit: str, allowed: float, used: float) -> BudgetExceededError:
 def budget_for(config: RunConfig) -> Budget:
     """The budget of an invocation run with ``config``: the caller's, for an AgentTool's
     child run (see :func:`share_budget`), else a new one."""
-    shared = config._shared_budget  # pyright: ignore[reportPrivateUsage]
+    # Read from pydantic's private store directly: ``config._shared_budget`` goes through
+    # BaseModel.__getattr__ (four calls, on every invocation).
+    private = config.__pydantic_private__
+    shared = None if private is None else private.get("_shared_budget")
     return Budget(config) if shared is None else shared
 
 

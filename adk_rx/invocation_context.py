@@ -10,7 +10,6 @@ these names.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -76,12 +75,23 @@ class InvocationContext:
         Raises:
             AttributeError: a change names no field.
         """
-        # Field by field (every field, so a new one is never forgotten), not
-        # dataclasses.replace: a copy is made per agent run and per branch.
+        # Field by field as plain attribute copies (a copy is made per agent run and per
+        # branch: dataclasses.replace or a getattr loop cost a call per field); a test checks
+        # that every field is here.
         new = object.__new__(type(self))
-        for name in _CONTEXT_FIELDS:
-            object.__setattr__(new, name, getattr(self, name))
+        new.session = self.session
+        new.agent = self.agent
+        new.services = self.services
+        new.invocation_id = self.invocation_id
+        new.branch = self.branch
+        new.user_content = self.user_content
+        new.run_config = self.run_config
         new.end_invocation = False
+        new.shared = self.shared
+        new.trace = self.trace
+        new.live_request_queue = self.live_request_queue
+        new.resume = self.resume
+        new.node_call = self.node_call
         for name, value in changes.items():
             setattr(new, name, value)
         return new
@@ -114,12 +124,9 @@ class InvocationContext:
     @property
     def cancelled(self) -> bool:
         """True once the invocation was cancelled."""
-        return self.shared.cancelled.is_set()
+        return self.shared.cancelled
 
     def increment_llm_call_count(self) -> None:
         """Counts a model call against the invocation's budget (``RunConfig.max_llm_calls``,
         ``max_tokens``, ``max_cost``); raises BudgetExceededError when it is spent."""
         self.shared.count_llm_call()
-
-
-_CONTEXT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(InvocationContext))

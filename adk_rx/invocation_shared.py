@@ -25,7 +25,8 @@ class InvocationShared:
         budget: the invocation's limits and what it used (an AgentTool's child run shares
             its caller's).
         callback_data: scratch space shared by callbacks and plugins of the invocation.
-        cancelled: set once the invocation is cancelled (disposal or deadline).
+        cancelled: True once the invocation is cancelled (disposal or deadline); a plain
+            flag, set once and only read after (no one waits on it).
         loop_exits: ids of escalating events a LoopAgent has consumed (its own exit), so an
             enclosing loop goes on.
         tool_answers: responses of idempotent tools' calls, for ``dedupe_tool_calls``.
@@ -48,7 +49,7 @@ class InvocationShared:
         self.wait_stored: Callable[[str], Observable[Any]] | None = None
         self.budget = budget
         self.callback_data: dict[str, Any] = {}
-        self.cancelled = threading.Event()
+        self.cancelled = False
         # adk_rx.auth: the user's answers to credential requests, by request id (taken out of
         # the message before it is stored), and the credentials they gave, by credential key.
         self.credential_answers: dict[str, Any] = {}

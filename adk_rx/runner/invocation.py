@@ -221,7 +221,7 @@ class Invocation(abc.DisposableBase):
         if not self._chain.stop():
             return
         if self.turn.ctx is not None:
-            self.turn.ctx.shared.cancelled.set()
+            self.turn.ctx.shared.cancelled = True
         self._timer.dispose()
         self.trace.stopping(code)
         self._chain.body.dispose()

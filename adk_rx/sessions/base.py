@@ -101,6 +101,17 @@ class BaseSessionService(ABC):
 
 def check_ids(app_name: str, user_id: str, session_id: str | None = None) -> None:
     """Raises ConfigurationError for an empty or non-string app name, user id or session id."""
+    if (
+        type(app_name) is str
+        and app_name
+        and type(user_id) is str
+        and user_id
+        and (
+            session_id is None
+            or (type(session_id) is str and session_id and " " < session_id[0] < "\x7f")
+        )
+    ):
+        return  # the common case, decided without a call (every read and append checks)
     for label, value in (("app_name", app_name), ("user_id", user_id)):
         if not isinstance(value, str) or not value:
             raise ConfigurationError(f"{label} must be a non-empty string, got {value!r}")
@@ -160,7 +171,7 @@ def update_view(session: Session, event: Event) -> None:
 def storable(event: Event) -> Event:
     """The event as stored: ``temp:`` keys live for one invocation and are never kept."""
     delta = event.actions.state_delta
-    if not any(key.startswith(State.TEMP_PREFIX) for key in delta):
+    if not delta or not any(key.startswith(State.TEMP_PREFIX) for key in delta):
         return event
     kept = {k: v for k, v in delta.items() if not k.startswith(State.TEMP_PREFIX)}
     return event.replace(actions=event.actions.replace(state_delta=kept))

@@ -13,7 +13,7 @@ from reactivex import Observable
 
 from adk_rx.errors import ConfigurationError, SessionExistsError, SessionNotFoundError
 from adk_rx.events import Event
-from adk_rx.rx._engine.sync import completable, maybe, single
+from adk_rx.rx._engine.sync import SyncObservable, completable, single
 from adk_rx.sessions.base import (
     BaseSessionService,
     check_ids,
@@ -73,6 +73,7 @@ class InMemorySessionService(BaseSessionService):
             raise ConfigurationError(f"ttl_seconds must be > 0, got {ttl_seconds}")
         self._max_sessions = max_sessions
         self._ttl = ttl_seconds
+        self._bounded = max_sessions is not None or ttl_seconds is not None
         self._clock = clock
         self._lock = threading.RLock()
         self._sessions: OrderedDict[_Key, _Stored] = OrderedDict()
@@ -125,18 +126,20 @@ class InMemorySessionService(BaseSessionService):
     ) -> Observable[Session]:
         """Emits a view of the session, or completes empty."""
 
-        def get() -> Session | None:
+        def get() -> tuple[Session, ...]:
             check_ids(app_name, user_id, session_id)
             key = (app_name, user_id, session_id)
             with self._lock:
-                self._evict_expired()
+                if self._ttl is not None:
+                    self._evict_expired()
                 stored = self._sessions.get(key)
                 if stored is None:
-                    return None
-                self._touch(key, stored)
-                return self._view(key, stored, config)
+                    return ()
+                if self._bounded:
+                    self._touch(key, stored)
+                return (self._view(key, stored, config),)
 
-        return maybe(get)
+        return SyncObservable(None, get)  # a Maybe, answered at once
 
     def list_sessions(self, *, app_name: str, user_id: str) -> Observable[ListSessionsResponse]:
         """Emits the user's sessions (state included, events left out)."""
@@ -173,9 +176,9 @@ class InMemorySessionService(BaseSessionService):
     def append_event(self, session: Session, event: Event) -> Observable[Event]:
         """Appends ``event`` to the stored session and applies its delta to every scope."""
 
-        def append() -> Event:
+        def append() -> tuple[Event]:
             if event.partial:
-                return event
+                return (event,)
             key = (session.app_name, session.user_id, session.id)
             delta = event.actions.state_delta
             with self._lock:
@@ -195,15 +198,18 @@ class InMemorySessionService(BaseSessionService):
                         apply_delta(self._user_state.setdefault(key[:2], {}), scoped.user)
                 stored.events.append(storable(event))
                 stored.last_update_time = event.timestamp
-                self._touch(key, stored)
+                if self._bounded:
+                    self._touch(key, stored)
             update_view(session, event)
-            return event
+            return (event,)
 
-        return single(append)
+        return SyncObservable(None, append)  # a Single, answered at once
 
     # -- internals -------------------------------------------------------------------------
 
     def _state_of(self, app: str, user: str, stored: _Stored) -> dict[str, Any]:
+        if not self._app_state and not self._user_state:
+            return dict(stored.state)  # no app: or user: keys were ever written
         return merge_scoped_state(
             stored.state, self._app_state.get(app), self._user_state.get((app, user))
         )

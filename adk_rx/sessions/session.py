@@ -72,7 +72,12 @@ class Session:
 
     def mark_applied(self, event: Event) -> None:
         """Applies ``event`` ahead of the store (the Runner's step 1 of apply->persist->emit)."""
-        self.apply(event)
+        if event.partial:
+            return
+        self.events.append(event)  # as apply() does, inline: once per event of a run
+        if event.actions.state_delta:
+            apply_delta(self.state, event.actions.state_delta)
+        self.last_update_time = event.timestamp
         self._unpersisted.add(event.id)
 
     def take_applied(self, event: Event) -> bool:
