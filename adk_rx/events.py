@@ -344,12 +344,16 @@ class Event:
         """
         if self.actions.skip_summarization or self.long_running_tool_ids:
             return True
-        return (
-            not self.partial
-            and not self.get_function_calls()
-            and not self.get_function_responses()
-            and not self.has_trailing_code_execution_result()
-        )
+        if self.partial:
+            return False
+        content = self.content
+        if content is None or not content.parts:
+            return True
+        # One pass over the parts (the LLM loop asks this of every event it emits).
+        for part in content.parts:
+            if part.function_call is not None or part.function_response is not None:
+                return False
+        return content.parts[-1].code_execution_result is None
 
     def has_pending_long_running_tool_call(self) -> bool:
         """True when a function call of this event is listed as long-running."""

@@ -253,13 +253,20 @@ class LlmAgent(BaseAgent):
         The agent's own tools, plus ``transfer_to_agent`` if it may transfer, plus
         ``set_model_response`` if it has an output schema and tools.
         """
+        # They depend on the agent and its place in the tree alone: made once per parent,
+        # then copied (every step of the agent asks for them).
+        made: tuple[object, list[BaseTool]] | None = self.__dict__.get("_canonical_tools")
+        parent = self.parent_agent
+        if made is not None and made[0] is parent:
+            return list(made[1])
         tools = list(self.tools)
         if self.transfer_targets() and all(t.name != transfer_to_agent.name for t in tools):
             tools.append(transfer_to_agent)
         if uses_response_tool(self):
             tools.append(self._response_tool())
         tools.extend(self._delegation_tools())
-        return tools
+        object.__setattr__(self, "_canonical_tools", (parent, tools))
+        return list(tools)
 
     def _delegation_tools(self) -> list[BaseTool]:
         """finish_task for a task agent; a tool per single_turn or task sub-agent."""

@@ -54,19 +54,41 @@ def _identity(agent: LlmAgent) -> str:
     return text
 
 
-def _fixed(agent: LlmAgent) -> list[str]:
-    """The instructions that depend on the agent tree alone (identity, transfer targets):
-    made once per agent and place in its tree, then reused by every step."""
-    made: tuple[object, list[str]] | None = agent.__dict__.get("_fixed_instructions")
+class _Fixed:
+    """What an agent's requests take from the agent tree alone, made once per agent and
+    place in its tree, then reused by every step.
+
+    Attributes:
+        sources: the global instruction and the instruction, as given.
+        plain: every source is a string that needs no I/O to resolve.
+        untemplated: every source is a string without placeholders: used as it is.
+        extra: the agent's identity and transfer instructions.
+    """
+
+    __slots__ = ("extra", "parent", "plain", "root", "sources", "untemplated")
+
+    def __init__(self, agent: LlmAgent, parent: object, root: object) -> None:
+        self.parent = parent
+        self.root = root
+        self.sources = _instruction_sources(agent)
+        self.plain = all(_is_plain(s) for s in self.sources)
+        self.untemplated = self.plain and not any("{" in s or "}" in s for s in self.sources)
+        extra = [_identity(agent)]
+        targets = agent.transfer_targets()
+        if targets:
+            extra.append(transfer_instruction(agent, targets))
+        self.extra = extra
+
+
+def _fixed(agent: LlmAgent) -> _Fixed:
+    made: _Fixed | None = agent.__dict__.get("_fixed_request")
     parent = agent.parent_agent
-    if made is not None and made[0] is parent:
-        return made[1]
-    fixed = [_identity(agent)]
-    targets = agent.transfer_targets()
-    if targets:
-        fixed.append(transfer_instruction(agent, targets))
-    object.__setattr__(agent, "_fixed_instructions", (parent, fixed))
-    return fixed
+    root = agent.root_agent  # the global instruction is the root's
+    if made is not None and made.parent is parent and made.root is root:
+        return made
+    made = _Fixed(agent, parent, root)
+    object.__setattr__(agent, "_fixed_request", made)
+    return made
 
 
 def build_request(agent: LlmAgent, ctx: InvocationContext) -> Observable[LlmRequest]:
@@ -83,13 +105,17 @@ def _build(agent: LlmAgent, ctx: InvocationContext) -> Observable[LlmRequest]:
     request = LlmRequest.deferred(
         agent.canonical_model.model, contents, agent.generate_content_config
     )
-    sources = _instruction_sources(agent)
-    extra = _fixed(agent)
+    fixed = _fixed(agent)
+    sources, extra = fixed.sources, fixed.extra
     if agent.code_executor is not None:
         prepare_code_request(agent, request)
-    apply_output_schema(agent, ctx, request)
-    if all(_is_plain(s) for s in sources):
-        texts = [inject_state(s, ctx.session.state, agent.name) for s in sources]
+    if agent.output_schema is not None:
+        apply_output_schema(agent, ctx, request)
+    if fixed.plain:
+        if fixed.untemplated:
+            texts = sources
+        else:
+            texts = [inject_state(s, ctx.session.state, agent.name) for s in sources]
         lay_out_request(agent, ctx, request, texts, extra)
         pending = _apply_tools(agent, ctx, request)
         return just(request) if pending is None else pending

@@ -67,14 +67,13 @@ def agent_events(
     def store_and_hook(event: Event) -> Observable[Event]:
         return writer.persist_then_hook(event, plugins, ctx)
 
-    events = body.pipe(
-        concat_map_direct(
-            store_and_hook if plugins.has("on_event_callback") else store,
-            on_arrival=writer.apply,
-            # A budget stop keeps what the run produced before it (the calls it refused too).
-            drain_on=BudgetExceededError,
-        )
-    )
+    # The operator applied directly: ``Observable.pipe`` costs ten calls per turn.
+    events = concat_map_direct(
+        store_and_hook if plugins.has("on_event_callback") else store,
+        on_arrival=writer.apply,
+        # A budget stop keeps what the run produced before it (the calls it refused too).
+        drain_on=BudgetExceededError,
+    )(body)
     if plugins.has("after_run_callback"):
         events = events.pipe(
             ops.concat(

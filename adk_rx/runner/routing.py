@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adk_rx.agents.base import BaseAgent
-from adk_rx.sessions.rewind import live_events
+from adk_rx.sessions.rewind import has_rewind, live_events
 from adk_rx.sessions.session import Session
 
 __all__ = ["agent_to_run"]
@@ -16,7 +16,9 @@ def agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
     recent agent that may take over (every step up to the root an LlmAgent allowed to
     transfer to its parent); otherwise the root. Rewound events do not count.
     """
-    events = live_events(session.events)
+    events = session.events
+    if _has_rewind(session):
+        events = live_events(events)
     if events:
         responses = events[-1].get_function_responses()
         if events[-1].author == "user" and responses:
@@ -33,3 +35,24 @@ def agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
         if agent is not None and agent.may_take_next_turn():
             return agent
     return root
+
+
+_REWINDS = ("routing", "rewinds")
+
+
+def _has_rewind(session: Session) -> bool:
+    """True when the session holds a rewind; memoised on the session (as its contents are),
+    so a turn looks only at the events added since the previous one, not at the history."""
+    events = session.events
+    memo: tuple[int, str | None, bool] | None = session._memo.get(_REWINDS)  # pyright: ignore[reportPrivateUsage]
+    start, found = 0, False
+    if memo is not None:
+        count, last_id, found = memo
+        if count <= len(events) and (count == 0 or events[count - 1].id == last_id):
+            start = count
+        else:
+            found = False
+    found = found or has_rewind(events[start:])
+    last = events[-1].id if events else None
+    session._memo[_REWINDS] = (len(events), last, found)  # pyright: ignore[reportPrivateUsage]
+    return found

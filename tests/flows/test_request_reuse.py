@@ -78,12 +78,10 @@ def _eager(model: str | None, contents: list[types.Content], base: Any) -> LlmRe
     return LlmRequest(model=model, contents=contents, config=config)
 
 
-def _fresh_fixed(agent: LlmAgent) -> list[str]:
-    fixed = [request_module._identity(agent)]  # pyright: ignore[reportPrivateUsage]
-    targets = agent.transfer_targets()
-    if targets:
-        fixed.append(request_module.transfer_instruction(agent, targets))
-    return fixed
+def _fresh_fixed(agent: LlmAgent) -> Any:
+    # Instructions, identity, transfer instruction and the agent's tools, all made again.
+    agent.__dict__.pop("_canonical_tools", None)
+    return request_module._Fixed(agent, agent.parent_agent, agent.root_agent)  # pyright: ignore[reportPrivateUsage]
 
 
 def tool_turn() -> tuple[Any, list[ScriptedLlm]]:
