@@ -128,7 +128,7 @@ def has_callbacks(
     plugins: PluginManager | None, hook: str, callbacks: Sequence[Callable[..., Any]]
 ) -> bool:
     """True when a plugin overrides ``hook`` or the agent has callbacks for it."""
-    return bool(callbacks) or (plugins is not None and plugins.has(hook))
+    return bool(callbacks) or (plugins is not None and hook in plugins.hooks)
 
 
 def callback_chain(

@@ -35,6 +35,7 @@ from adk_rx.flows.dedupe import dedupe_metadata
 from adk_rx.flows.tool_call import NO_RESPONSE, Call, run_call
 from adk_rx.flows.tool_errors import TRACEBACKS_KEY
 from adk_rx.flows.tool_progress import connect_progress
+from adk_rx.models.copies import replaced
 from adk_rx.run_config import ToolExecutionMode
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
@@ -143,7 +144,7 @@ def _event_list(
                 author=agent.name,
                 invocation_id=ctx.invocation_id,
                 branch=ctx.branch,
-                content=_USER_CONTENT.model_copy(update={"parts": parts}),
+                content=replaced(_USER_CONTENT, parts=parts),
                 actions=actions,
                 custom_metadata=metadata,
                 usage_metadata=_child_usage(items),
@@ -172,8 +173,8 @@ _PART = types.Part(function_response=_RESPONSE)
 
 
 def _response_part(call: types.FunctionCall, response: dict[str, Any]) -> types.Part:
-    fr = _RESPONSE.model_copy(update={"id": call.id, "name": call.name, "response": response})
-    return _PART.model_copy(update={"function_response": fr})
+    fr = replaced(_RESPONSE, id=call.id, name=call.name, response=response)
+    return replaced(_PART, function_response=fr)
 
 
 def _confirmation_event(

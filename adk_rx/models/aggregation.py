@@ -13,6 +13,7 @@ from __future__ import annotations
 from google.genai import types
 
 from adk_rx.events import new_call_id
+from adk_rx.models.copies import replaced
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.response_metadata import ResponseMetadata
 
@@ -29,10 +30,10 @@ def ensure_function_call_ids(content: types.Content | None) -> types.Content | N
     for part in content.parts:
         call = part.function_call
         if call is not None and not call.id:
-            call = call.model_copy(update={"id": new_call_id()})
-            part = part.model_copy(update={"function_call": call})
+            call = replaced(call, id=new_call_id())
+            part = replaced(part, function_call=call)
         parts.append(part)
-    return content.model_copy(update={"parts": parts})
+    return replaced(content, parts=parts)
 
 
 _OK_FINISHES = frozenset({None, "", "STOP", "FINISH_REASON_UNSPECIFIED"})

@@ -128,6 +128,9 @@ class PluginManager:
         self._plugins: list[BasePlugin] = []
         self._by_hook: dict[str, list[Callable[..., Any]]] = {hook: [] for hook in HOOKS}
         self._aliased: set[Callable[..., Any]] = set()  # hooks that name an argument by alias
+        # The hooks some plugin overrides: the runtime asks ``hook in plugins.hooks`` on every
+        # turn and step, without a call.
+        self.hooks: set[str] = set()
         for plugin in plugins or ():
             self.register_plugin(plugin)
 
@@ -143,6 +146,7 @@ class PluginManager:
             if getattr(type(plugin), hook) is not getattr(BasePlugin, hook):
                 method = getattr(plugin, hook)
                 self._by_hook[hook].append(method)
+                self.hooks.add(hook)
                 if _uses_alias(method):
                     self._aliased.add(method)
 
@@ -157,7 +161,7 @@ class PluginManager:
 
     def has(self, hook: str) -> bool:
         """True when some plugin overrides ``hook``."""
-        return bool(self._by_hook[hook])
+        return hook in self.hooks
 
     def thunks(self, hook: str, **kwargs: Any) -> list[Callable[[], Any]]:
         """Zero-argument calls of ``hook`` on every plugin that overrides it."""

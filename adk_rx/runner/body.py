@@ -69,12 +69,12 @@ def agent_events(
 
     # The operator applied directly: ``Observable.pipe`` costs ten calls per turn.
     events = concat_map_direct(
-        store_and_hook if plugins.has("on_event_callback") else store,
+        store_and_hook if "on_event_callback" in plugins.hooks else store,
         on_arrival=writer.apply,
         # A budget stop keeps what the run produced before it (the calls it refused too).
         drain_on=BudgetExceededError,
     )(body)
-    if plugins.has("after_run_callback"):
+    if "after_run_callback" in plugins.hooks:
         events = events.pipe(
             ops.concat(
                 rx.defer(lambda _: plugins.all("after_run_callback", invocation_context=ctx))

@@ -105,7 +105,7 @@ class Invocation(abc.DisposableBase):
         assert ctx is not None and writer is not None
         body = (
             before_run_or_agent_events
-            if services.plugins.has("before_run_callback")
+            if "before_run_callback" in services.plugins.hooks
             else agent_events
         )
         # Each event goes straight to the subscriber: no layer of ours in between.

@@ -33,7 +33,8 @@ class SessionWriter:
         inflight: completes when the latest append is over (a stop waits for it before it
             writes its own records, so they never land before an event already on its way).
         open_calls: stored calls that still have no stored response.
-        stored: the ids of the events stored so far, with a wait for one of them.
+        stored: the ids of the events stored so far, with a wait for one of them; kept only
+            when someone waits (a resumable app's tools wait for their call to be stored).
     """
 
     __slots__ = ("_is_running", "_service", "_session", "inflight", "open_calls", "stored")
@@ -46,11 +47,12 @@ class SessionWriter:
         self._is_running = is_running
         self.inflight: Observable[Any] = _NOTHING
         self.open_calls = OpenCalls()
-        self.stored = StoredEvents()
+        self.stored: StoredEvents | None = None
 
     def _track(self, event: Event) -> None:
         self.open_calls.track(event)
-        self.stored.mark(event.id)
+        if self.stored is not None:
+            self.stored.mark(event.id)
 
     def apply(self, event: Event) -> None:
         """Step 1: the next model step sees the event at once (partial events are skipped)."""

@@ -31,6 +31,7 @@ from adk_rx.errors import SessionNotFoundError
 from adk_rx.events import EMPTY_ACTIONS, Event, EventActions
 from adk_rx.flows.open_calls import check_answers
 from adk_rx.resumability.invocation import resumed_user_content
+from adk_rx.resumability.stored import StoredEvents
 from adk_rx.runner.dangling import dangling_calls, interrupted_answers
 from adk_rx.runner.records import save_input_blobs
 from adk_rx.runner.request import TurnRequest
@@ -172,7 +173,8 @@ class _Opening:
             services.session_service, session, lambda: chain.is_running
         )
         if services.is_resumable:
-            ctx.shared.wait_stored = writer.stored.wait
+            stored = writer.stored = StoredEvents()
+            ctx.shared.wait_stored = stored.wait
         if request.resume_id is not None:
             ctx.invocation_id = request.resume_id
             ctx.user_content = resumed_user_content(session, request.resume_id)
@@ -243,7 +245,7 @@ def _user_message_hooks(
     """The user message as the plugins' ``on_user_message_callback`` replace it and with its
     blobs saved as artifacts (``save_input_blobs_as_artifacts``); None when neither applies."""
     plugins = services.plugins
-    has_hook = plugins.has("on_user_message_callback")
+    has_hook = "on_user_message_callback" in plugins.hooks
     save_blobs = ctx.run_config.save_input_blobs_as_artifacts
     if not has_hook and not save_blobs:
         return None
