@@ -17,5 +17,6 @@ on these, which may change with the runtime:
 * ``queue_drain.py``: the serializing observer behind ``serialize`` and backpressure;
 * ``retry_decided.py``: retry after an error when and if a rule says so;
 * ``channel.py``: the bounded buffer behind the pull bridges;
-* ``slots.py``: lock-free handles for one subscription's inners (``Slot``, ``Both``).
+* ``slots.py``: lock-free handles for one subscription's inners (``Slot``, ``Both``);
+* ``inner.py``: the observers an inner stage is subscribed with, each its own handle.
 """

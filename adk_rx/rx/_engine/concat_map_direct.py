@@ -228,9 +228,7 @@ def concat_map_direct(
         ) -> abc.DisposableBase:
             sink: _Sink[T, R] = _Sink(observer, mapper, on_arrival, scheduler, drain_on)
             # Inside this operator's guarded subscribe: the upstream needs no wrapper layer.
-            sink.upstream.disposable = sync.subscribe_inner(
-                source, sink.on_next, sink.on_error, sink.on_completed, scheduler
-            )
+            sink.upstream.disposable = sync.subscribe_inner(source, sink, scheduler=scheduler)
             return Both(sink.upstream, _Disposer(sink))
 
         return AwaitableObservable(subscribe)

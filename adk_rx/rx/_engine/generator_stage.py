@@ -155,14 +155,8 @@ class _Driver(abc.DisposableBase, Generic[T]):
         if lock is None:
             lock = self._lock = threading.Lock()
         self._state = _SUBSCRIBING
-        sync.subscribe_inner(
-            inner,
-            self._inner_next,
-            self._ended,
-            self._completed,
-            self._scheduler,
-            into=self._inner,
-        )
+        # The driver is the inner's observer itself (on_next, on_error, on_completed below).
+        sync.subscribe_inner(inner, self, scheduler=self._scheduler, into=self._inner)
         with lock:
             state = self._state
             if state is _SUBSCRIBING:
@@ -183,6 +177,10 @@ class _Driver(abc.DisposableBase, Generic[T]):
                 self._state = (self._last, error)
         if later:
             self._advance(self._last if error is None else None, error)
+
+    on_next = _inner_next  # the inner's observer: see _subscribe
+    on_error = _ended
+    on_completed = _completed
 
     def _close(self) -> None:
         generator = self._generator

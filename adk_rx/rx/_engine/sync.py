@@ -21,7 +21,8 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
 from adk_rx.rx._engine.awaitable import AwaitableObservable, count_as_awaitable
-from adk_rx.rx._engine.slots import Both, Slot
+from adk_rx.rx._engine.inner import Inner, InnerTo
+from adk_rx.rx._engine.slots import Slot
 
 __all__ = [
     "SyncObservable",
@@ -144,78 +145,11 @@ def completable(fn: Callable[[], object]) -> SyncObservable[None]:
     return SyncObservable(None, items_now)
 
 
-def _ignore(*_: Any) -> None:
-    pass
-
-
-class _Inner(abc.ObserverBase[Any]):
-    """A plain observer for an inner stage: callbacks, a stop flag, and (like RxPY's
-    auto-detach) disposal of the source once it terminated, so operators such as
-    ``take_while`` that rely on that stop their upstream.
-
-    Once stopped it lets go of its callbacks: the run that subscribed it usually holds its
-    handle, and the callbacks usually reach back to that run, a reference cycle that would
-    otherwise leave every finished run to the cyclic GC."""
-
-    __slots__ = ("_on_completed", "_on_error", "_on_next", "stopped", "subscription")
-
-    def __init__(self, on_next: Any, on_error: Any, on_completed: Any) -> None:
-        self._on_next = on_next
-        self._on_error = on_error
-        self._on_completed = on_completed
-        self.stopped = False
-        self.subscription: abc.DisposableBase | None = None
-
-    @property
-    def is_stopped(self) -> bool:
-        """Producers that poll ``observer.is_stopped`` (like RxPY's auto-detach) see a stop."""
-        return self.stopped
-
-    def on_next(self, value: Any) -> None:
-        if not self.stopped:
-            self._on_next(value)
-
-    def on_error(self, error: Exception) -> None:
-        if not self.stopped:
-            self.stopped = True
-            try:
-                self._on_error(error)
-            finally:
-                self.dispose()
-
-    def on_completed(self) -> None:
-        if not self.stopped:
-            self.stopped = True
-            try:
-                self._on_completed()
-            finally:
-                self.dispose()
-
-    def dispose(self) -> None:
-        self.stopped = True
-        self._on_next = self._on_error = self._on_completed = _ignore
-        subscription, self.subscription = self.subscription, None
-        if subscription is not None:
-            subscription.dispose()
-
-
-class _InnerSubscription(abc.DisposableBase):
-    """Disposing stops the callbacks at once (late items are dropped) and the source."""
-
-    __slots__ = ("_observer",)
-
-    def __init__(self, observer: _Inner) -> None:
-        self._observer = observer
-
-    def dispose(self) -> None:
-        self._observer.dispose()
-
-
 def subscribe_inner(
     source: Observable[T],
     on_next: Any,
-    on_error: Any,
-    on_completed: Any,
+    on_error: Any = None,
+    on_completed: Any = None,
     scheduler: abc.SchedulerBase | None = None,
     *,
     into: Slot | None = None,
@@ -228,25 +162,30 @@ def subscribe_inner(
     subscribing goes to ``on_error``, and the source is released once it terminated.
 
     Args:
+        on_next: the item callback; or, with neither ``on_error`` nor ``on_completed``
+            given, an observer whose own methods are called (no bound methods are made).
         into: receives the handle *before* the source is subscribed, so a disposal that
             comes while the source still produces inside its ``subscribe`` reaches it.
     """
-    observer = _Inner(on_next, on_error, on_completed)
-    handle = _InnerSubscription(observer)
+    observer: Inner | InnerTo  # also the handle
+    if on_error is None and on_completed is None:
+        observer = InnerTo(on_next)
+    else:
+        observer = Inner(on_next, on_error, on_completed)
     if into is not None:
-        into.disposable = handle
+        into.disposable = observer
     if type(source) is SyncObservable:  # its items are known now: handed over, not subscribed
         try:
             values = source.items_now()
         except Exception as exc:
             observer.on_error(exc)
-            return handle
+            return observer
         for value in values:
             if observer.stopped:
-                return handle
+                return observer
             observer.on_next(value)
         observer.on_completed()
-        return handle
+        return observer
     try:
         inner = source._subscribe_core(  # pyright: ignore[reportPrivateUsage]
             observer,  # pyright: ignore[reportArgumentType]
@@ -254,7 +193,7 @@ def subscribe_inner(
         )
     except Exception as exc:
         observer.on_error(exc)
-        return handle
+        return observer
     if inner is None:  # a subscribe function may return nothing, or a bare callable
         inner = _NOOP
     elif not isinstance(inner, abc.DisposableBase):
@@ -265,7 +204,7 @@ def subscribe_inner(
         observer.subscription = inner
         if observer.stopped:  # terminated on another thread in between
             observer.dispose()
-    return handle
+    return observer
 
 
 class StagePhase(Enum):
@@ -341,36 +280,53 @@ def resume_on_error(
         def subscribe(
             observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            # Separate slots: a source that fails inside its own subscribe must not have its
-            # (later assigned) subscription replace, and so dispose, the fallback.
-            upstream = Slot()
-            fallback = Slot()
-
-            def on_error(error: Exception) -> None:
-                try:
-                    resumed = handler(error)
-                except Exception as exc:
-                    observer.on_error(exc)
-                    return
-                subscribe_inner(
-                    resumed,
-                    observer.on_next,
-                    observer.on_error,
-                    observer.on_completed,
-                    scheduler,
-                    into=fallback,
-                )
-
+            resume = _Resume(observer, handler, scheduler)
             subscribe_inner(
                 source,
                 observer.on_next,
-                on_error,
+                resume.on_error,
                 observer.on_completed,
                 scheduler,
-                into=upstream,
+                into=resume,
             )
-            return Both(upstream, fallback)
+            return resume
 
         return AwaitableObservable(subscribe)
 
     return operator
+
+
+class _Resume(Slot):
+    """One subscription of :func:`resume_on_error`: the slot of the source, then of the
+    fallback. Each is in the slot before it is subscribed, so a source that fails inside its
+    own subscribe has its handle replaced by the fallback's, never the other way round."""
+
+    __slots__ = ("_handler", "_observer", "_scheduler")
+
+    def __init__(  # pyright: ignore[reportMissingSuperCall]
+        self,
+        observer: abc.ObserverBase[Any],
+        handler: Callable[[Exception], Observable[Any]],
+        scheduler: abc.SchedulerBase | None,
+    ) -> None:
+        self._current: abc.DisposableBase | None = None  # Slot's state, set here: one call less
+        self.is_disposed = False
+        self._observer = observer
+        self._handler = handler
+        self._scheduler = scheduler
+
+    def on_error(self, error: Exception) -> None:
+        observer = self._observer
+        try:
+            resumed = self._handler(error)
+        except Exception as exc:
+            observer.on_error(exc)
+            return
+        subscribe_inner(
+            resumed,
+            observer.on_next,
+            observer.on_error,
+            observer.on_completed,
+            self._scheduler,
+            into=self,
+        )

@@ -1,0 +1,124 @@
+"""The observers :func:`~adk_rx.rx._engine.sync.subscribe_inner` subscribes an inner stage with.
+
+Each is a plain observer with a stop flag that, like RxPY's auto-detach observer, disposes
+its source once the source terminated (operators such as ``take_while`` rely on that), and is
+also the subscription's handle: disposing it stops delivery at once (late items are dropped)
+and disposes the source. :class:`Inner` calls three callbacks; :class:`InnerTo` calls a
+target's own ``on_next`` / ``on_error`` / ``on_completed``, so a stage that is an observer
+itself is subscribed without three bound methods kept alive for as long as it waits.
+
+Once stopped, each lets go of what it calls: the run that subscribed it usually holds its
+handle, and the callbacks usually reach back to that run, a reference cycle that would
+otherwise leave every finished run to the cyclic GC.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reactivex import abc
+
+__all__ = ["Inner", "InnerTo"]
+
+
+def _ignore(*_: Any) -> None:
+    pass
+
+
+class _Ignoring:
+    """A target that takes everything and does nothing (what a stopped InnerTo calls)."""
+
+    __slots__ = ()
+
+    on_next = on_error = on_completed = staticmethod(_ignore)
+
+
+_IGNORING = _Ignoring()
+
+
+class Inner(abc.ObserverBase[Any], abc.DisposableBase):
+    """An inner stage's observer and handle, calling three callbacks."""
+
+    __slots__ = ("_on_completed", "_on_error", "_on_next", "stopped", "subscription")
+
+    def __init__(self, on_next: Any, on_error: Any, on_completed: Any) -> None:
+        self._on_next = on_next
+        self._on_error = on_error
+        self._on_completed = on_completed
+        self.stopped = False
+        self.subscription: abc.DisposableBase | None = None
+
+    @property
+    def is_stopped(self) -> bool:
+        """Producers that poll ``observer.is_stopped`` (like RxPY's auto-detach) see a stop."""
+        return self.stopped
+
+    def on_next(self, value: Any) -> None:
+        if not self.stopped:
+            self._on_next(value)
+
+    def on_error(self, error: Exception) -> None:
+        if not self.stopped:
+            self.stopped = True
+            try:
+                self._on_error(error)
+            finally:
+                self.dispose()
+
+    def on_completed(self) -> None:
+        if not self.stopped:
+            self.stopped = True
+            try:
+                self._on_completed()
+            finally:
+                self.dispose()
+
+    def dispose(self) -> None:
+        self.stopped = True
+        self._on_next = self._on_error = self._on_completed = _ignore
+        subscription, self.subscription = self.subscription, None
+        if subscription is not None:
+            subscription.dispose()
+
+
+class InnerTo(abc.ObserverBase[Any], abc.DisposableBase):
+    """An inner stage's observer and handle, calling a target observer's methods."""
+
+    __slots__ = ("_target", "stopped", "subscription")
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+        self.stopped = False
+        self.subscription: abc.DisposableBase | None = None
+
+    @property
+    def is_stopped(self) -> bool:
+        """Producers that poll ``observer.is_stopped`` (like RxPY's auto-detach) see a stop."""
+        return self.stopped
+
+    def on_next(self, value: Any) -> None:
+        if not self.stopped:
+            self._target.on_next(value)
+
+    def on_error(self, error: Exception) -> None:
+        if not self.stopped:
+            self.stopped = True
+            try:
+                self._target.on_error(error)
+            finally:
+                self.dispose()
+
+    def on_completed(self) -> None:
+        if not self.stopped:
+            self.stopped = True
+            try:
+                self._target.on_completed()
+            finally:
+                self.dispose()
+
+    def dispose(self) -> None:
+        self.stopped = True
+        self._target = _IGNORING
+        subscription, self.subscription = self.subscription, None
+        if subscription is not None:
+            subscription.dispose()
