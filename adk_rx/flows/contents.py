@@ -39,37 +39,6 @@ def is_in_branch(event_branch: str | None, branch: str | None) -> bool:
     return branch.startswith(event_branch + ".")
 
 
-def _visible(content: types.Content | None) -> bool:
-    if content is None or not content.role or not content.parts:
-        return False
-    for part in content.parts:
-        if part.thought and not (part.function_call or part.function_response):
-            continue
-        if (
-            part.text
-            or part.inline_data
-            or part.file_data
-            or part.function_call
-            or part.function_response
-            or part.executable_code
-            or part.code_execution_result
-        ):
-            return True
-    return False
-
-
-def _is_confirmation(event: Event) -> bool:
-    content = event.content
-    if content is None or not content.parts:
-        return False
-    for part in content.parts:
-        if part.function_call and part.function_call.name in PAUSE_FUNCTIONS:
-            return True
-        if part.function_response and part.function_response.name in PAUSE_FUNCTIONS:
-            return True
-    return False
-
-
 def _for_context(event: Event) -> types.Content:
     parts = [types.Part(text="For context:")]
     assert event.content is not None
@@ -122,12 +91,41 @@ class _Converted:
 
 
 def _convert(event: Event, agent_name: str, branch: str | None) -> types.Content | None:
-    if event.partial or not _visible(event.content):
+    # Visible, in the branch (as is_in_branch decides), not a confirmation: one pass over the
+    # parts (once per event of a session).
+    content = event.content
+    if event.partial or content is None or not content.role or not content.parts:
         return None
-    if not is_in_branch(event.branch, branch) or _is_confirmation(event):
+    visible = False
+    for part in content.parts:
+        call, response = part.function_call, part.function_response
+        if (call is not None and call.name in PAUSE_FUNCTIONS) or (
+            response is not None and response.name in PAUSE_FUNCTIONS
+        ):
+            return None  # a confirmation or credential request, or its answer
+        if visible or (part.thought and not (call or response)):
+            continue
+        visible = bool(
+            part.text
+            or part.inline_data
+            or part.file_data
+            or call
+            or response
+            or part.executable_code
+            or part.code_execution_result
+        )
+    if not visible:
         return None
+    event_branch = event.branch
+    if (
+        event_branch
+        and branch
+        and event_branch != branch
+        and not branch.startswith(event_branch + ".")
+    ):
+        return None  # another branch's
     if event.author == agent_name or event.author == "user":
-        return event.content
+        return content
     return _for_context(event)
 
 
@@ -152,8 +150,11 @@ def _history(session: Session, agent_name: str, branch: str | None) -> _Converte
             continue
         content = _convert(event, agent_name, branch)
         if content is not None:
-            if event.get_function_responses() and not _answers_previous(memo.pairs, event):
-                memo.needs_pairing = True
+            for part in event.content.parts or ():  # pyright: ignore[reportOptionalMemberAccess]
+                if part.function_response is not None:
+                    if not _answers_previous(memo.pairs, event):
+                        memo.needs_pairing = True
+                    break
             memo.pairs.append((event, content))
     memo.count = len(events)
     memo.last_id = events[-1].id if events else None

@@ -58,6 +58,7 @@ def lay_out_request(
     """
     planner = agent.planner
     planning = None
+    # (isinstance against the planners' ABC is a Python-level check: asked only with one.)
     if planner is not None and not isinstance(planner, BuiltInPlanner):
         planning = planner.build_planning_instruction(ReadonlyContext(ctx), request)
     tail = [*fixed, planning] if planning else fixed
@@ -69,9 +70,11 @@ def lay_out_request(
         dynamic = "\n\n".join(t for t in templated if t)
         if dynamic:
             _insert_before_user_turn(request.contents, f"{DYNAMIC_INSTRUCTION_LABEL}\n\n{dynamic}")
-    if isinstance(planner, BuiltInPlanner):
+    if planner is None:
+        pass
+    elif isinstance(planner, BuiltInPlanner):
         planner.apply_thinking_config(request)
-    elif planner is not None:
+    else:
         request.contents = [_without_thoughts(c) for c in request.contents]
     request.cache_config = ctx.services.context_cache_config
 

@@ -159,11 +159,18 @@ class _Opening:
             run_config=run_config,
             live_request_queue=request.live_queue,
         )
-        if request.message is not None:
+        given = request.message
+        answers = False  # the message holds function responses (most messages hold none)
+        if given is not None:
+            for part in given.parts or ():
+                if part.function_response is not None:
+                    answers = True
+                    break
+        if given is not None and answers:
             # Secrets in answers to credential requests stay in this invocation's memory:
             # never in the store, a plugin's view of the message or a span.
-            message = take_answers(ctx.shared, request.message)
-            if message is not request.message:
+            message = take_answers(ctx.shared, given)
+            if message is not given:
                 ctx.user_content = message
                 request = self.request = dataclasses.replace(request, message=message)
         ctx.trace = self.trace.opened(ctx)
@@ -181,7 +188,7 @@ class _Opening:
             if request.message is None:
                 self.stored(None)
                 return
-        if request.message is not None:
+        if request.message is not None and answers:
             # Before anything is stored: a response that answers no open call would make
             # every later model request of the session fail.
             check_answers(session, request.message)

@@ -13,6 +13,7 @@ from reactivex import Observable
 
 from adk_rx.errors import ConfigurationError, SessionExistsError, SessionNotFoundError
 from adk_rx.events import Event
+from adk_rx.rx._engine.awaitable import returns_awaitable
 from adk_rx.rx._engine.sync import SyncObservable, completable, single
 from adk_rx.sessions.base import (
     BaseSessionService,
@@ -82,6 +83,7 @@ class InMemorySessionService(BaseSessionService):
 
     # -- the five methods ------------------------------------------------------------------
 
+    @returns_awaitable  # a SyncObservable
     def create_session(
         self,
         *,
@@ -116,6 +118,7 @@ class InMemorySessionService(BaseSessionService):
 
         return single(create)
 
+    @returns_awaitable  # a SyncObservable
     def get_session(
         self,
         *,
@@ -141,6 +144,7 @@ class InMemorySessionService(BaseSessionService):
 
         return SyncObservable(None, get)  # a Maybe, answered at once
 
+    @returns_awaitable  # a SyncObservable
     def list_sessions(self, *, app_name: str, user_id: str) -> Observable[ListSessionsResponse]:
         """Emits the user's sessions (state included, events left out)."""
 
@@ -163,6 +167,7 @@ class InMemorySessionService(BaseSessionService):
 
         return single(list_)
 
+    @returns_awaitable  # a SyncObservable
     def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> Observable[None]:
         """Deletes the session; deleting a missing session is not an error."""
 
@@ -173,6 +178,7 @@ class InMemorySessionService(BaseSessionService):
 
         return completable(delete)
 
+    @returns_awaitable  # a SyncObservable
     def append_event(self, session: Session, event: Event) -> Observable[Event]:
         """Appends ``event`` to the stored session and applies its delta to every scope."""
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any, TypeVar
 
 from reactivex import Observable, abc
@@ -37,9 +37,11 @@ __all__ = [
     "awaitable_results",
     "count_as_awaitable",
     "gather",
+    "returns_awaitable",
 ]
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 # What stock ``Observable.run`` hands its subscription as the default scheduler.
 _RUN_SCHEDULER = NewThreadScheduler()
@@ -160,6 +162,14 @@ _AWAITABLE_TYPES: set[type] = {AwaitableObservable}
 def count_as_awaitable(kind: type) -> None:
     """Lets service results of the AwaitableObservable subclass ``kind`` pass unwrapped."""
     _AWAITABLE_TYPES.add(kind)
+
+
+def returns_awaitable(method: F) -> F:
+    """Marks a service method that already returns an :class:`AwaitableObservable` (a
+    SyncObservable, say): :func:`awaitable_results` leaves it unwrapped, a call less per
+    call (the in-memory store's reads and appends, on every turn)."""
+    method.__adk_awaitable__ = True  # type: ignore[attr-defined]
+    return method
 
 
 def awaitable_results(cls: type, names: tuple[str, ...]) -> None:
