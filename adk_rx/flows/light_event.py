@@ -1,10 +1,10 @@
-"""The event of a streamed chunk, made in a few stores instead of a full Event's 25.
+"""The event of a streamed chunk, made in four stores instead of a full Event's 25.
 
-A streamed model call emits one event per chunk, and every field but the content, the id
-and the timestamp is the same for all of them or read from the chunk's own response. So
-:func:`chunk_event` stores those few (and the call's author, invocation id, branch and
-actions, shared objects) and reads the response's fields (finish reason, usage, metadata...)
-from the response when asked.
+A streamed model call emits one event per chunk, and every field but the content and the
+timestamp is the same for all of them or read from the chunk's own response. So a chunk's
+event stores its response, its content, its timestamp and a :class:`ChunkCall` (the id,
+author, invocation id, branch and actions its model call's chunks share), and reads the
+other fields from those when asked.
 
 It is an :class:`~adk_rx.events.Event` in every way a reader sees: ``isinstance`` holds, each
 field reads as a full event's would, it is equal to (and hashes as) the Event with the same
@@ -16,14 +16,29 @@ from __future__ import annotations
 
 import operator
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from google.genai import types
 
 from adk_rx.events import Event, EventActions
 from adk_rx.models.llm_response import LlmResponse
 
-__all__ = ["chunk_event"]
+__all__ = ["CHUNK_EVENT", "CallChunks", "ChunkCall", "chunk_event", "chunk_of"]
+
+
+class ChunkCall:
+    """The fields every chunk of one model call shares (until the call's id changes)."""
+
+    __slots__ = ("actions", "author", "branch", "id", "invocation_id")
+
+    def __init__(
+        self, id: str, author: str, invocation_id: str, branch: str | None, actions: EventActions
+    ) -> None:
+        self.id = id
+        self.author = author
+        self.invocation_id = invocation_id
+        self.branch = branch
+        self.actions = actions
 
 
 def _from_response(name: str) -> Any:
@@ -31,11 +46,16 @@ def _from_response(name: str) -> Any:
     return property(operator.attrgetter(f"_response.{name}"))
 
 
+def _from_call(name: str) -> Any:
+    """A field a chunk's event reads from the fields its call's chunks share."""
+    return property(operator.attrgetter(f"_call.{name}"))
+
+
 class _Chunk(Event):
     """A streamed chunk's event: the fields it does not store come from its class (those no
-    chunk has) or from its response (read when asked)."""
+    chunk has), from its call's shared fields or from its response (read when asked)."""
 
-    __slots__ = ("_response",)
+    __slots__ = ("_call", "_response")
 
     # A chunk is partial, calls no function and carries no workflow output.
     partial = True
@@ -43,6 +63,12 @@ class _Chunk(Event):
     input_transcription = None
     output = None
     node_info = None
+
+    id = _from_call("id")
+    author = _from_call("author")
+    invocation_id = _from_call("invocation_id")
+    branch = _from_call("branch")
+    actions = _from_call("actions")
 
     turn_complete = _from_response("turn_complete")
     error_code = _from_response("error_code")
@@ -62,6 +88,9 @@ class _Chunk(Event):
         # Built by its fields (``dataclasses.replace``, ``copy``, unpickling), it is an Event.
         return Event(*args, **kwargs)
 
+
+CHUNK_EVENT: type[Event] = _Chunk
+"""The class of every light chunk event: partial, never applied to a session nor stored."""
 
 _new = object.__new__
 _store = object.__setattr__
@@ -83,13 +112,62 @@ def chunk_event(
     Equal to ``Event(id=id, author=author, invocation_id=invocation_id, branch=branch,
     content=content, actions=actions, partial=True, <each field of the response>)``.
     """
+    return chunk_of(response, content, ChunkCall(id, author, invocation_id, branch, actions))
+
+
+def chunk_of(response: LlmResponse, content: types.Content, call: ChunkCall) -> Event:
+    """:func:`chunk_event` with the fields of ``call``, shared with its call's other chunks."""
     event = _new(_Chunk)
     _store(event, "_response", response)
+    _store(event, "_call", call)
     _store(event, "content", content)
-    _store(event, "id", id)
-    _store(event, "author", author)
-    _store(event, "invocation_id", invocation_id)
-    _store(event, "branch", branch)
-    _store(event, "actions", actions)
     _store(event, "timestamp", _now())
     return event
+
+
+class _Ids(Protocol):
+    value: str  # the id of the call's next response (its chunks share it)
+
+
+class CallChunks:
+    """Makes the events of one model call's plain streamed chunks, each in one call.
+
+    Args:
+        ids: the call's response ids (``ResponseIds``): a chunk takes ``ids.value``.
+        author, invocation_id, branch, actions: every chunk's (the actions are frozen:
+            nothing may record more of them while the call streams).
+    """
+
+    __slots__ = ("_call", "_ids")
+
+    def __init__(
+        self, ids: _Ids, author: str, invocation_id: str, branch: str | None, actions: EventActions
+    ) -> None:
+        self._ids = ids
+        self._call = ChunkCall(ids.value, author, invocation_id, branch, actions)
+
+    def of(self, response: LlmResponse) -> Event | None:
+        """The event of ``response`` when it is a plain streamed chunk (partial, with content
+        that calls no function), as ``model_event`` makes it; None for any other response."""
+        if response.partial is not True:
+            return None
+        content = response.content
+        if content is None:
+            return None
+        parts = content.parts
+        if parts:
+            for part in parts:
+                if part.function_call is not None:
+                    return None
+        call = self._call
+        value = self._ids.value
+        if call.id is not value:  # a complete response took the id: the next one's chunks
+            call = self._call = ChunkCall(
+                value, call.author, call.invocation_id, call.branch, call.actions
+            )
+        event = _new(_Chunk)
+        _store(event, "_response", response)
+        _store(event, "_call", call)
+        _store(event, "content", content)
+        _store(event, "timestamp", _now())
+        return event

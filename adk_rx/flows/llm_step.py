@@ -24,6 +24,7 @@ from adk_rx.events import Event
 from adk_rx.flows.code_execution import code_events
 from adk_rx.flows.confirmation import resume_confirmations
 from adk_rx.flows.functions import handle_function_calls
+from adk_rx.flows.light_event import CallChunks
 from adk_rx.flows.model_event import ResponseIds, model_event
 from adk_rx.flows.request import build_request
 from adk_rx.models.llm_request import LlmRequest
@@ -72,7 +73,17 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     cc = CallbackContext(ctx)
     tools = request.tools_dict
     ids = ResponseIds()
+    chunks = None
+    if ctx.run_config.streaming_mode is not StreamingMode.NONE:
+        chunks = _call_chunks(agent, ctx, ids, cc)
+    held: list[Event] = []  # streamed chunks not yet emitted: a run of them is one yield
     for response in responses:
+        if chunks is not None and (chunk := chunks.of(response)) is not None:
+            held.append(chunk)
+            continue
+        if held:
+            last = yield SyncObservable(tuple(held))
+            held = []
         event = model_event(
             response,
             author=agent.name,
@@ -84,7 +95,7 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         )
         if event is None:
             continue
-        if event.partial:  # a streamed chunk: emitted as it is (the common case, kept short)
+        if event.partial:  # a partial call, or a chunk a planner rewrote: emitted as it is
             yield SyncObservable((event,))
             last = event
             continue
@@ -92,7 +103,21 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
             last = yield from run
             continue
         last = yield from _event_and_calls(agent, ctx, tools, event)
+    if held:
+        last = yield SyncObservable(tuple(held))
     return last
+
+
+def _call_chunks(
+    agent: LlmAgent, ctx: InvocationContext, ids: ResponseIds, cc: CallbackContext
+) -> CallChunks | None:
+    """What makes the events of a streamed call's plain chunks, each as one call; None
+    when a planner rewrites their content (``model_event`` makes each one then).
+
+    Only where no model callback runs: the chunks share the actions frozen now."""
+    if getattr(agent, "planner", None) is not None:
+        return None
+    return CallChunks(ids, agent.name, ctx.invocation_id, ctx.branch, cc.actions.freeze())
 
 
 def _answer(
@@ -181,6 +206,8 @@ def _call_model_counted(
     plugins = ctx.services.plugins
     model = agent.canonical_model
     stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
+    has_before = has_callbacks(plugins, "before_model_callback", agent.before_model_callback)
+    has_after = has_callbacks(plugins, "after_model_callback", agent.after_model_callback)
 
     def generate() -> Observable[LlmResponse]:
         if answered is not None:
@@ -196,11 +223,11 @@ def _call_model_counted(
         responses = responses.pipe(
             sync.resume_on_error(lambda exc: _on_model_error(agent, ctx, cc, request, exc))
         )
-        if has_callbacks(plugins, "after_model_callback", agent.after_model_callback):
+        if has_after:
             responses = responses.pipe(ops.concat_map(lambda r: _after_model(agent, ctx, cc, r)))
         return responses
 
-    if has_callbacks(plugins, "before_model_callback", agent.before_model_callback):
+    if has_before:
         responses = callback_chain(
             plugins,
             "before_model_callback",
@@ -217,7 +244,20 @@ def _call_model_counted(
         responses = call_model()
     tools = request.tools_dict
     ids = ResponseIds()
-    return responses.pipe(concat_map_direct(lambda r: _postprocess(agent, ctx, cc, tools, r, ids)))
+    chunks = None
+    if (
+        stream
+        and not has_before
+        and not has_after
+        and not has_callbacks(plugins, "on_model_error_callback", agent.on_model_error_callback)
+    ):
+        chunks = _call_chunks(agent, ctx, ids, cc)
+    return responses.pipe(
+        concat_map_direct(
+            lambda r: _postprocess(agent, ctx, cc, tools, r, ids),
+            direct=None if chunks is None else chunks.of,
+        )
+    )
 
 
 def _check_response(hook: str) -> Any:

@@ -18,6 +18,7 @@ from reactivex import operators as ops
 from adk_rx.context import InvocationContext
 from adk_rx.errors import BudgetExceededError, ConfigurationError
 from adk_rx.events import Event
+from adk_rx.flows.light_event import CHUNK_EVENT
 from adk_rx.live.flow import run_live_agent
 from adk_rx.resumability.invocation import resume_from_log
 from adk_rx.runner.request import TurnRequest
@@ -67,12 +68,16 @@ def agent_events(
     def store_and_hook(event: Event) -> Observable[Event]:
         return writer.persist_then_hook(event, plugins, ctx)
 
+    hooked = "on_event_callback" in plugins.hooks
     # The operator applied directly: ``Observable.pipe`` costs ten calls per turn.
     events = concat_map_direct(
-        store_and_hook if "on_event_callback" in plugins.hooks else store,
+        store_and_hook if hooked else store,
         on_arrival=writer.apply,
         # A budget stop keeps what the run produced before it (the calls it refused too).
         drain_on=BudgetExceededError,
+        # A streamed chunk's light event (neither applied nor stored), with no plugin to
+        # show it to, goes on as a plain call.
+        passes=None if hooked else CHUNK_EVENT,
     )(body)
     if "after_run_callback" in plugins.hooks:
         events = events.pipe(

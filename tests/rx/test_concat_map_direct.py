@@ -117,3 +117,65 @@ def test_other_errors_still_end_the_stream_at_once() -> None:
     )
 
     assert result.messages == [on_error(220, boom)]
+
+
+class _Light(str):
+    """An item that needs no work (``passes``)."""
+
+
+def test_items_that_need_no_work_go_through_at_once_but_wait_behind_an_inner() -> None:
+    # direct(a) = A, c passes, direct(b) = None
+    # source:               --a-----b-----c--d--|
+    # mapper(b) = inner           -------b1---b2|   (c and d wait: neither is asked for)
+    # concat_map_direct:    --A-----b1---b2-c-D-|
+    scheduler = TestScheduler()
+    c = _Light("c")
+    source = scheduler.create_hot_observable(
+        on_next(210, "a"), on_next(220, "b"), on_next(230, c), on_next(232, "d"), on_completed(240)
+    )
+    inner = scheduler.create_cold_observable(on_next(15, "b1"), on_next(20, "b2"), on_completed(25))
+    asked: list[str] = []
+    arrived: list[str] = []
+
+    def direct(item: str) -> str | None:
+        asked.append(item)
+        return None if item == "b" else item.upper()
+
+    def mapper(item: str) -> rx.Observable[str]:
+        return inner if item == "b" else just(item.upper())
+
+    result = scheduler.start(
+        lambda: source.pipe(
+            concat_map_direct(mapper, on_arrival=arrived.append, direct=direct, passes=_Light)
+        )
+    )
+    assert result.messages == [
+        on_next(210, "A"),
+        on_next(235, "b1"),
+        on_next(240, "b2"),
+        on_next(245, "C"),  # mapped once its turn came, as any other item
+        on_next(245, "D"),
+        on_completed(245),
+    ]
+    assert asked == ["a", "b"]
+    assert arrived == ["b", "c", "d"]  # not for an item direct mapped
+
+
+def test_an_item_a_subscriber_sends_back_while_a_direct_one_is_emitted_waits_its_turn() -> None:
+    subject: rx.subject.Subject[str] = rx.subject.Subject()
+    got: list[str] = []
+
+    def on_next_(item: str) -> None:
+        got.append(f"<{item}")
+        if item == "a":
+            subject.on_next("b")  # sent back from inside the subscriber
+            subject.on_completed()
+        got.append(f"{item}>")
+
+    done: list[bool] = []
+    subject.pipe(concat_map_direct(just, direct=lambda x: x)).subscribe(
+        on_next_, on_completed=lambda: done.append(True)
+    )
+    subject.on_next("a")
+    assert got == ["<a", "a>", "<b", "b>"]  # never one item inside another's on_next
+    assert done == [True]

@@ -16,6 +16,16 @@ Marble diagram::
     mapper(c) = just(c')
     concat_map_direct:    --a'----b1---b2-----c'-|
 
+An item that needs no work goes through as a plain call, with no SyncObservable, lock or
+queue, while nothing earlier is pending: an item of type ``passes`` is emitted as it is, and
+``direct(item)`` gives an item's one output (what ``mapper(item)`` would emit) or None when
+it needs the mapper (a streamed chunk on its way through)::
+
+    direct(a) = a', direct(b) = None
+    source:               --a-----b----c--|
+    mapper(b) = inner     -------b1---b2|      (c waits: direct is not asked for it)
+    concat_map_direct:    --a'----b1---b2-c'--|
+
 With ``drain_on=E``, an error of type E from the source ends it like a completion would, the
 items already queued are still mapped in order, and then the error is passed on::
 
@@ -49,6 +59,7 @@ class _Sink(Generic[T, R]):
 
     __slots__ = (
         "_busy",
+        "_direct",
         "_done",
         "_drain_on",
         "_held",
@@ -57,6 +68,7 @@ class _Sink(Generic[T, R]):
         "_mapper",
         "_observer",
         "_on_arrival",
+        "_passes",
         "_queue",
         "_scheduler",
         "_stopped",
@@ -70,8 +82,12 @@ class _Sink(Generic[T, R]):
         on_arrival: Callable[[T], None] | None,
         scheduler: abc.SchedulerBase | None,
         drain_on: type[Exception] | None = None,
+        direct: Callable[[T], R | None] | None = None,
+        passes: type[Any] | None = None,
     ) -> None:
         self._observer = observer
+        self._direct = direct
+        self._passes = passes
         self._drain_on = drain_on
         self._held: Exception | None = None  # a drain_on error, passed on once drained
         self._mapper = mapper
@@ -88,6 +104,23 @@ class _Sink(Generic[T, R]):
     def on_next(self, item: T) -> None:
         if self._stopped:
             return  # disposed or failed: a late item must not even reach on_arrival
+        if not self._busy:
+            # Idle: only the source (this call) makes it busy, and no other thread works on
+            # it, so no lock is needed to take it.
+            if type(item) is self._passes:
+                out: Any = item
+            elif self._direct is not None:
+                out = self._direct(item)
+            else:
+                out = None
+            if out is not None:
+                self._busy = True  # an item the subscriber sends back meanwhile is queued
+                self._observer.on_next(out)
+                if self._queue or self._done:  # something came meanwhile: drain it
+                    self._resume()
+                else:
+                    self._busy = False
+                return
         if self._on_arrival is not None:
             self._on_arrival(item)
         with self._lock:
@@ -209,6 +242,8 @@ def concat_map_direct(
     mapper: Callable[[T], Observable[R]],
     on_arrival: Callable[[T], None] | None = None,
     drain_on: type[Exception] | None = None,
+    direct: Callable[[T], R | None] | None = None,
+    passes: type[Any] | None = None,
 ) -> Callable[[Observable[T]], Observable[R]]:
     """Maps each item to an Observable and concatenates them, in order.
 
@@ -217,6 +252,10 @@ def concat_map_direct(
             whose items are emitted before the next item's (a SyncObservable's at once).
         on_arrival: called with each item as soon as it arrives, before it waits its turn.
         drain_on: a source error of this type waits for the queued items to be mapped.
+        direct: maps an item that needs no work to its one output (None: it needs the
+            mapper); on_arrival is not called for an item it maps.
+        passes: the type of the items that need no work: the mapper would emit them as
+            they are and on_arrival ignores them.
 
     Returns:
         The operator.
@@ -226,7 +265,9 @@ def concat_map_direct(
         def subscribe(
             observer: abc.ObserverBase[R], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            sink: _Sink[T, R] = _Sink(observer, mapper, on_arrival, scheduler, drain_on)
+            sink: _Sink[T, R] = _Sink(
+                observer, mapper, on_arrival, scheduler, drain_on, direct, passes
+            )
             # Inside this operator's guarded subscribe: the upstream needs no wrapper layer.
             sink.upstream.disposable = sync.subscribe_inner(source, sink, scheduler=scheduler)
             return Both(sink.upstream, _Disposer(sink))
