@@ -89,11 +89,20 @@ class _Chunk(Event):
         return Event(*args, **kwargs)
 
 
+class _Building(Event):
+    """A chunk's event while its four fields are stored: a frozen Event's stores cost a call
+    each, this class's are plain (its ``__setattr__`` is object's); then it becomes a
+    ``_Chunk``, whose layout is the same (both add the same slots to Event)."""
+
+    __slots__ = ("_call", "_response")
+    __setattr__ = object.__setattr__  # pyright: ignore[reportAssignmentType]
+    __delattr__ = object.__delattr__  # pyright: ignore[reportAssignmentType]
+
+
 CHUNK_EVENT: type[Event] = _Chunk
 """The class of every light chunk event: partial, never applied to a session nor stored."""
 
 _new = object.__new__
-_store = object.__setattr__
 _now = time.time
 
 
@@ -117,11 +126,12 @@ def chunk_event(
 
 def chunk_of(response: LlmResponse, content: types.Content, call: ChunkCall) -> Event:
     """:func:`chunk_event` with the fields of ``call``, shared with its call's other chunks."""
-    event = _new(_Chunk)
-    _store(event, "_response", response)
-    _store(event, "_call", call)
-    _store(event, "content", content)
-    _store(event, "timestamp", _now())
+    event = _new(_Building)
+    event._response = response
+    event._call = call
+    event.content = content  # pyright: ignore[reportAttributeAccessIssue]
+    event.timestamp = _now()  # pyright: ignore[reportAttributeAccessIssue]
+    event.__class__ = _Chunk  # pyright: ignore[reportAttributeAccessIssue]
     return event
 
 
@@ -165,9 +175,10 @@ class CallChunks:
             call = self._call = ChunkCall(
                 value, call.author, call.invocation_id, call.branch, call.actions
             )
-        event = _new(_Chunk)
-        _store(event, "_response", response)
-        _store(event, "_call", call)
-        _store(event, "content", content)
-        _store(event, "timestamp", _now())
+        event = _new(_Building)  # as chunk_of, inline
+        event._response = response
+        event._call = call
+        event.content = content  # pyright: ignore[reportAttributeAccessIssue]
+        event.timestamp = _now()  # pyright: ignore[reportAttributeAccessIssue]
+        event.__class__ = _Chunk  # pyright: ignore[reportAttributeAccessIssue]
         return event
