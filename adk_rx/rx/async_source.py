@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
+from types import CoroutineType
 from typing import Any, Generic, TypeAlias, TypeVar, Union, cast
 
 from reactivex import Observable, abc
@@ -66,12 +67,15 @@ def from_async(factory: Callable[[], AsyncSource[T]]) -> Observable[T]:
     def subscribe(
         observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        loop = runtime_loop()
-        pump = _Pump(factory, observer, loop)
-        if _on_thread_of(loop):
-            pump.start()
-        else:
+        try:
+            loop = asyncio.get_running_loop()  # runtime_loop(), read once: this thread's own
+        except RuntimeError:
+            loop = runtime_loop()  # adk_rx's background loop, on a thread of its own
+            pump = _Pump(factory, observer, loop)
             loop.call_soon_threadsafe(pump.start)
+            return pump
+        pump = _Pump(factory, observer, loop)
+        pump.start()
         return pump
 
     # Exactly a LaterObservable (not a subclass): the driver passes it on as it is.
@@ -121,11 +125,13 @@ class _Pump(abc.DisposableBase, Generic[T]):
         self._observer = self._factory = None
         assert observer is not None and factory is not None  # only start() makes the task
         try:
-            source = factory()
-            if hasattr(source, "__anext__") or hasattr(source, "__aiter__"):
-                await self._iterate(cast(AsyncIterable[T], source), observer)
+            source: Any = factory()
+            if type(source) is not CoroutineType and (
+                hasattr(source, "__anext__") or hasattr(source, "__aiter__")
+            ):
+                await self._iterate(source, observer)
             else:
-                value = await cast(Awaitable[T], source)
+                value = await source
                 if not self._disposed:
                     observer.on_next(value)
         except asyncio.CancelledError:

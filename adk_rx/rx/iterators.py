@@ -218,6 +218,8 @@ class _AsyncIterator(AsyncIterator[T], Generic[T]):
 
     def close(self) -> None:
         """Disposes the subscription and releases a blocked producer; idempotent."""
+        if self._closed:
+            return
         self._closed = True
         if self._subscription is not None:
             self._subscription.dispose()
@@ -240,7 +242,8 @@ class _AsyncIterator(AsyncIterator[T], Generic[T]):
         self.close()
 
     def __del__(self) -> None:
-        self.close()
+        if not self._closed:
+            self.close()
 
 
 def to_async_iterable(observable: Observable[T], max_buffer: int = 128) -> AsyncIterator[T]:

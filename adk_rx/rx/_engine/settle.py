@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from reactivex import Observable, abc
 from reactivex.disposable import Disposable
@@ -226,8 +227,8 @@ def _subscribe(source: Observable[Any], observer: _Held) -> abc.DisposableBase:
             _SPARES.free.append(spare)
     if inner is None:
         return _NOOP
-    if not isinstance(inner, abc.DisposableBase):
-        return Disposable(inner)
+    if not hasattr(inner, "dispose"):  # a bare callable (no ABC check: it is a Python call)
+        return Disposable(cast("Callable[[], None]", inner))
     return inner
 
 
@@ -244,11 +245,20 @@ def settle(source: Observable[T]) -> Observable[T]:
     held.subscription = _subscribe(source, held)
     if held.terminal is _COMPLETED:  # completed (here, or on another thread by now): all held
         return items(held.held)
+    return _Continued(held)
 
-    def subscribe(
-        observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
+
+class _Continued(AwaitableObservable[T]):
+    """A settled source that goes on later: subscribing takes over its running subscription
+    (one object, no subscribe function around it)."""
+
+    def __init__(self, held: _Held) -> None:  # pyright: ignore[reportMissingSuperCall]
+        self._subscribe = None
+        self._held = held
+
+    def _subscribe_core(
+        self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
+        held = self._held
         held.take_over(observer)
         return held
-
-    return AwaitableObservable(subscribe)

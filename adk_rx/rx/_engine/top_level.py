@@ -74,7 +74,8 @@ class StartAware(AwaitableObservable[T]):
         if not held:  # inside a running trampoline: subscribed as stock sources are
             return super().subscribe(on_next, on_error, on_completed, scheduler=scheduler)
         observer: abc.ObserverBase[T]
-        if isinstance(on_next, abc.ObserverBase) or callable(getattr(on_next, "on_next", None)):
+        # An observer (what stock subscribe checks, without its ABC check, a Python call).
+        if callable(getattr(on_next, "on_next", None)):
             observer = on_next
         else:
             observer = _Callbacks(on_next, on_error, on_completed)
