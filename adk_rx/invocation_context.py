@@ -129,4 +129,4 @@ class InvocationContext:
     def increment_llm_call_count(self) -> None:
         """Counts a model call against the invocation's budget (``RunConfig.max_llm_calls``,
         ``max_tokens``, ``max_cost``); raises BudgetExceededError when it is spent."""
-        self.shared.count_llm_call()
+        self.shared.budget.count_llm_call()

@@ -79,6 +79,12 @@ def resume_credentials(agent: LlmAgent, ctx: InvocationContext) -> Observable[An
     events = ctx.session.events
     if not events or events[-1].author != "user":
         return None
+    content = events[-1].content
+    for part in content.parts or () if content is not None else ():
+        if part.function_response is not None:
+            break
+    else:
+        return None  # the user's message answers nothing (every step asks: no call here)
     answered = [
         r.id for r in events[-1].get_function_responses() if r.name == CREDENTIAL_FUNCTION and r.id
     ]

@@ -50,6 +50,12 @@ def resume_confirmations(agent: LlmAgent, ctx: InvocationContext) -> Observable[
     events = ctx.session.events
     if not events or events[-1].author != "user":
         return None
+    content = events[-1].content
+    for part in content.parts or () if content is not None else ():
+        if part.function_response is not None:
+            break
+    else:
+        return None  # the user's message answers nothing (every step asks: no call here)
     answers = {
         r.id: _answer(r.response)
         for r in events[-1].get_function_responses()

@@ -26,7 +26,7 @@ from google.genai import types
 from adk_rx.compaction.contents import apply_compactions
 from adk_rx.events import CONFIRMATION_FUNCTION, PAUSE_FUNCTIONS, Event
 from adk_rx.flows.delegated import DelegatedView
-from adk_rx.sessions.rewind import has_rewind, live_events
+from adk_rx.sessions.rewind import live_events
 from adk_rx.sessions.session import Session
 
 __all__ = ["CONFIRMATION_FUNCTION", "build_contents", "is_in_branch"]
@@ -140,14 +140,20 @@ def _history(session: Session, agent_name: str, branch: str | None) -> _Converte
     ):
         memo = _Converted()
     fresh: Sequence[Event] = events[memo.count :]
-    if has_rewind(fresh):  # a rewind drops earlier events: convert what still counts again
-        memo, fresh = _Converted(), live_events(events)
+    for event in fresh:  # (has_rewind, without a call per event)
+        if event.actions.rewind_before_invocation_id:
+            # A rewind drops earlier events: convert what still counts again.
+            memo, fresh = _Converted(), live_events(events)
+            break
+    delegated = bool(branch and "@" in branch)
     for event in fresh:
         if event.actions.compaction is not None:
             memo.compactions.append(event)
             continue
-        if not memo.sees(event, branch):
-            continue
+        if (
+            delegated or memo.view is not None or (event.branch and "@" in event.branch)
+        ) and not memo.sees(event, branch):
+            continue  # (asked only once a delegation is in sight: see _Converted.sees)
         content = _convert(event, agent_name, branch)
         if content is not None:
             for part in event.content.parts or ():  # pyright: ignore[reportOptionalMemberAccess]
@@ -174,8 +180,16 @@ def _answers_own_call(pairs: list[tuple[Event, types.Content]], i: int, agent_na
 def _answers_previous(pairs: list[tuple[Event, types.Content]], event: Event) -> bool:
     if not pairs:
         return False
-    call_ids = {c.id for c in pairs[-1][0].get_function_calls()}
-    return all(r.id in call_ids for r in event.get_function_responses())
+    # Loops rather than comprehensions: asked for every function response event.
+    previous = pairs[-1][0].content
+    call_ids: set[str | None] = set()
+    for part in previous.parts or () if previous is not None else ():
+        if part.function_call is not None:
+            call_ids.add(part.function_call.id)
+    for part in event.content.parts or () if event.content is not None else ():
+        if part.function_response is not None and part.function_response.id not in call_ids:
+            return False
+    return True
 
 
 def _pair_responses(pairs: list[tuple[Event, types.Content]]) -> list[types.Content]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adk_rx.agents.base import BaseAgent
-from adk_rx.sessions.rewind import has_rewind, live_events
+from adk_rx.sessions.rewind import live_events
 from adk_rx.sessions.session import Session
 
 __all__ = ["agent_to_run"]
@@ -52,7 +52,11 @@ def _has_rewind(session: Session) -> bool:
             start = count
         else:
             found = False
-    found = found or has_rewind(events[start:])
+    if not found:
+        for event in events[start:]:  # (as has_rewind, without a call per event)
+            if event.actions.rewind_before_invocation_id:
+                found = True
+                break
     last = events[-1].id if events else None
     session._memo[_REWINDS] = (len(events), last, found)  # pyright: ignore[reportPrivateUsage]
     return found

@@ -212,7 +212,7 @@ class _Opening:
             # The resumed invocation's own calls are the resume's to settle (an idempotent
             # tool runs again); only older invocations' calls are answered here.
             dangling = [d for d in dangling if d.event.invocation_id != request.resume_id]
-        answers = interrupted_answers(dangling)
+        answers = interrupted_answers(dangling) if dangling else []
         if answers:
             # A crash left stored calls unanswered: answer them ahead of this turn's message,
             # so that no model request carries a call without its response.

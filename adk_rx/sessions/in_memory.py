@@ -21,7 +21,6 @@ from adk_rx.sessions.base import (
     new_session_id,
     split_delta,
     storable,
-    update_view,
 )
 from adk_rx.sessions.session import (
     GetSessionConfig,
@@ -202,11 +201,17 @@ class InMemorySessionService(BaseSessionService):
                         apply_delta(self._app_state.setdefault(key[0], {}), scoped.app)
                     if scoped.user:
                         apply_delta(self._user_state.setdefault(key[:2], {}), scoped.user)
-                stored.events.append(storable(event))
+                stored.events.append(storable(event) if delta else event)
                 stored.last_update_time = event.timestamp
                 if self._bounded:
                     self._touch(key, stored)
-            update_view(session, event)
+            # update_view, inline: the view the Runner applied the event to ahead of the store
+            # only forgets it was pending.
+            pending = session._unpersisted  # pyright: ignore[reportPrivateUsage]
+            if event.id in pending:
+                pending.discard(event.id)
+            else:
+                session.apply(event)
             return (event,)
 
         return SyncObservable(None, append)  # a Single, answered at once
