@@ -48,6 +48,8 @@ class TurnRequest:
 
 
 def _user_message(new_message: Any) -> types.Content:
+    if type(new_message) is types.Content and new_message.parts and new_message.role == "user":
+        return new_message  # the common case, decided without a call
     if isinstance(new_message, str):
         return types.Content(role="user", parts=[types.Part(text=new_message)])
     if not isinstance(new_message, types.Content):
@@ -62,6 +64,8 @@ def _user_message(new_message: Any) -> types.Content:
 
 
 def _check_ids(user_id: Any, session_id: Any) -> None:
+    if type(user_id) is str and user_id and type(session_id) is str and session_id:
+        return  # the common case, decided without a call
     if not isinstance(user_id, str) or not user_id:
         raise ConfigurationError(f"user_id must be a non-empty string, got {user_id!r}")
     if not isinstance(session_id, str) or not session_id:
@@ -98,7 +102,7 @@ def turn_request(
         raise ConfigurationError("new_message is required unless invocation_id is given")
     message = None if new_message is None else _user_message(new_message)
     config = _DEFAULT_CONFIG if run_config is None else run_config
-    if not isinstance(config, RunConfig):
+    if config is not _DEFAULT_CONFIG and not isinstance(config, RunConfig):
         raise ConfigurationError("run_config must be a RunConfig")
     delta: Mapping[str, Any] = {}
     if state_delta is not None:
