@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import reactivex as rx
+from reactivex import operators as ops
 from reactivex.testing import ReactiveTest, TestScheduler
 
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
@@ -179,3 +181,22 @@ def test_an_item_a_subscriber_sends_back_while_a_direct_one_is_emitted_waits_its
     subject.on_next("a")
     assert got == ["<a", "a>", "<b", "b>"]  # never one item inside another's on_next
     assert done == [True]
+
+
+def test_a_stop_from_inside_on_next_drops_the_rest_of_a_source_still_emitting() -> None:
+    # The source's items reach the sink with no wrapper of their own: the sink's own stop
+    # must drop what a source still emitting inside its subscribe sends after a take(k).
+    emitted: list[int] = []
+
+    def source(observer: Any, _: Any = None) -> None:
+        for i in range(10):
+            emitted.append(i)
+            observer.on_next(i)
+        observer.on_completed()
+
+    got: list[int] = []
+    done: list[bool] = []
+    rx.create(source).pipe(concat_map_direct(just, direct=lambda x: x), ops.take(3)).subscribe(
+        got.append, on_completed=lambda: done.append(True)
+    )
+    assert got == [0, 1, 2] and done == [True]

@@ -269,8 +269,11 @@ def concat_map_direct(
                 observer, mapper, on_arrival, scheduler, drain_on, direct, passes
             )
             # Inside this operator's guarded subscribe: the upstream needs no wrapper layer.
-            sink.upstream.disposable = sync.subscribe_inner(source, sink, scheduler=scheduler)
-            return Both(sink.upstream, _Disposer(sink))
+            # Its items go straight to the sink, which drops late ones itself (see on_next).
+            sink.upstream.disposable = sync.subscribe_inner(
+                source, sink, scheduler=scheduler, relay=sink.on_next
+            )
+            return Both(_Disposer(sink), sink.upstream)  # the sink stops first
 
         return AwaitableObservable(subscribe)
 

@@ -5,7 +5,9 @@ its source once the source terminated (operators such as ``take_while`` rely on 
 also the subscription's handle: disposing it stops delivery at once (late items are dropped)
 and disposes the source. :class:`Inner` calls three callbacks; :class:`InnerTo` calls a
 target's own ``on_next`` / ``on_error`` / ``on_completed``, so a stage that is an observer
-itself is subscribed without three bound methods kept alive for as long as it waits.
+itself is subscribed without three bound methods kept alive for as long as it waits;
+:class:`Relay` is an InnerTo whose items go straight to an ``on_next`` that drops them itself
+once its stage stopped (no frame of its own per item: a streamed chunk crosses several).
 
 Once stopped, each lets go of what it calls: the run that subscribed it usually holds its
 handle, and the callbacks usually reach back to that run, a reference cycle that would
@@ -18,7 +20,7 @@ from typing import Any
 
 from reactivex import abc
 
-__all__ = ["Inner", "InnerTo"]
+__all__ = ["Inner", "InnerTo", "Relay"]
 
 
 def _ignore(*_: Any) -> None:
@@ -118,6 +120,27 @@ class InnerTo(abc.ObserverBase[Any], abc.DisposableBase):
 
     def dispose(self) -> None:
         self.stopped = True
+        self._target = _IGNORING
+        subscription, self.subscription = self.subscription, None
+        if subscription is not None:
+            subscription.dispose()
+
+
+class Relay(InnerTo):
+    """An InnerTo whose ``on_next`` is ``relay`` itself: for a stage that drops late items
+    itself (it stops before it disposes this handle), so a stop loses nothing."""
+
+    __slots__ = ("on_next",)
+
+    def __init__(self, target: Any, relay: Any) -> None:  # pyright: ignore[reportMissingSuperCall]
+        self.on_next = relay  # pyright: ignore[reportIncompatibleMethodOverride]
+        self._target = target
+        self.stopped = False
+        self.subscription: abc.DisposableBase | None = None
+
+    def dispose(self) -> None:  # InnerTo's, inline
+        self.stopped = True
+        self.on_next = _ignore  # pyright: ignore[reportAttributeAccessIssue]
         self._target = _IGNORING
         subscription, self.subscription = self.subscription, None
         if subscription is not None:

@@ -21,7 +21,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
 from adk_rx.rx._engine.awaitable import AwaitableObservable, count_as_awaitable
-from adk_rx.rx._engine.inner import Inner, InnerTo
+from adk_rx.rx._engine.inner import Inner, InnerTo, Relay
 from adk_rx.rx._engine.slots import Slot
 
 __all__ = [
@@ -153,6 +153,7 @@ def subscribe_inner(
     scheduler: abc.SchedulerBase | None = None,
     *,
     into: Slot | None = None,
+    relay: Any = None,
 ) -> abc.DisposableBase:
     """Subscribes an inner stage of a running subscription, without another wrapper layer.
 
@@ -166,9 +167,13 @@ def subscribe_inner(
             given, an observer whose own methods are called (no bound methods are made).
         into: receives the handle *before* the source is subscribed, so a disposal that
             comes while the source still produces inside its ``subscribe`` reaches it.
+        relay: with an observer ``on_next``, where its items go instead, as they are: an
+            ``on_next`` that drops items itself once the observer stopped (:class:`Relay`).
     """
     observer: Inner | InnerTo  # also the handle
-    if on_error is None and on_completed is None:
+    if relay is not None:
+        observer = Relay(on_next, relay)
+    elif on_error is None and on_completed is None:
         observer = InnerTo(on_next)
     else:
         observer = Inner(on_next, on_error, on_completed)
@@ -284,13 +289,9 @@ def resume_on_error(
             observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             resume = _Resume(observer, handler, scheduler)
+            # The source's items go straight to the subscriber, whose own stop drops late ones.
             subscribe_inner(
-                source,
-                observer.on_next,
-                resume.on_error,
-                observer.on_completed,
-                scheduler,
-                into=resume,
+                source, resume, None, None, scheduler, into=resume, relay=observer.on_next
             )
             return resume
 
@@ -317,6 +318,9 @@ class _Resume(Slot):
         self._observer = observer
         self._handler = handler
         self._scheduler = scheduler
+
+    def on_completed(self) -> None:
+        self._observer.on_completed()
 
     def on_error(self, error: Exception) -> None:
         observer = self._observer
