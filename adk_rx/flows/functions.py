@@ -72,7 +72,9 @@ def handle_function_calls(
                 ctx,
                 function_call_id=call.id,
                 tool_name=call.name,
-                tool_confirmation=(confirmations or {}).get(call.id or ""),
+                tool_confirmation=None
+                if confirmations is None
+                else confirmations.get(call.id or ""),
             ),
         )
         for call in calls

@@ -45,7 +45,7 @@ def _steps(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
             last is None
             or last.is_final_response()
             or last.actions.end_of_agent
-            or agent._finished_task(last)  # pyright: ignore[reportPrivateUsage]
+            or (agent.mode == "task" and agent._finished_task(last))  # pyright: ignore[reportPrivateUsage]
             # This agent's escalation ended an enclosing LoopAgent: the loop's take_while cannot
             # stop a step that runs as plain calls before its subscription returns, so no
             # further model call starts here (an agent around the loop goes on).
@@ -55,7 +55,7 @@ def _steps(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
                 and last.id in ctx.shared.loop_exits
             )
             or ctx.end_invocation
-            or ctx.cancelled
+            or ctx.shared.cancelled
             or (max_steps is not None and taken >= max_steps)
         ):
             return

@@ -128,7 +128,6 @@ class StageChain:
         """
         if self.state is not RunState.RUNNING:
             return
-        stage = _Stage(self, then)
         try:
             source = build()
             if on_next is None and type(source) is sync.SyncObservable:
@@ -139,6 +138,7 @@ class StageChain:
         except Exception as exc:
             self.fail(exc)
             return
+        stage = _Stage(self, then)
         # Each stage runs inside the chain owner's guarded subscription: no extra wrapper. Its
         # handle goes into ``body`` before it is subscribed, so a stop that comes while it is
         # still producing inside subscribe() reaches it.
