@@ -56,30 +56,52 @@ def from_blocking(fn: Callable[[], T], scheduler: abc.SchedulerBase | None = Non
     def subscribe(
         observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
-        cancelled = threading.Event()
-
-        def work(_: abc.SchedulerBase, __: Any = None) -> None:
-            if cancelled.is_set():
-                return
-            try:
-                value = fn()
-            except Exception as exc:
-                if not cancelled.is_set():
-                    observer.on_error(exc)
-                return
-            if not cancelled.is_set():
-                observer.on_next(value)
-                observer.on_completed()
-
-        scheduled = schedule_now(scheduler or io_scheduler(), work)
-
-        def dispose() -> None:
-            cancelled.set()
-            scheduled.dispose()
-
-        return Disposable(dispose)
+        call = _BlockingCall(fn, observer)
+        call.scheduled = schedule_now(scheduler or io_scheduler(), call.work)
+        return call
 
     return LaterObservable(subscribe)
+
+
+class _BlockingCall(abc.DisposableBase):
+    """One subscription of :func:`from_blocking`: the call, its observer, and its cancel.
+
+    One slotted object, where an event, two closures and a locked disposable were: a flag
+    read and written under the GIL is all a cancel needs (a call being run is not stopped,
+    only its result dropped).
+    """
+
+    __slots__ = ("cancelled", "fn", "observer", "scheduled")
+
+    def __init__(self, fn: Callable[[], Any], observer: abc.ObserverBase[Any]) -> None:
+        self.fn: Callable[[], Any] | None = fn
+        self.observer: abc.ObserverBase[Any] | None = observer
+        self.cancelled = False
+        self.scheduled: abc.DisposableBase | None = None
+
+    def work(self, _: abc.SchedulerBase, __: Any = None) -> None:
+        observer, fn = self.observer, self.fn
+        # Let go of both: the subscription chain holds this call as its disposable, and the
+        # observer reaches back to that chain, a cycle that would wait for the cyclic GC.
+        self.observer = self.fn = None
+        if self.cancelled or observer is None or fn is None:
+            return
+        try:
+            value = fn()
+        except Exception as exc:
+            if not self.cancelled:
+                observer.on_error(exc)
+            return
+        if not self.cancelled:
+            observer.on_next(value)
+            observer.on_completed()
+
+    def dispose(self) -> None:
+        self.cancelled = True
+        self.observer = self.fn = None
+        scheduled = self.scheduled
+        if scheduled is not None:
+            scheduled.dispose()
 
 
 def from_blocking_iterable(

@@ -24,6 +24,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from reactivex import abc, typing
@@ -201,6 +202,19 @@ def runtime_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
+class _Submitted(abc.DisposableBase):
+    """Cancels an action handed to an executor, if it has not started (no lock needed:
+    ``Future.cancel`` takes the future's own)."""
+
+    __slots__ = ("_future",)
+
+    def __init__(self, future: Future[Any]) -> None:
+        self._future = future
+
+    def dispose(self) -> None:
+        self._future.cancel()
+
+
 def schedule_now(
     scheduler: abc.SchedulerBase, action: Callable[[abc.SchedulerBase, Any], None]
 ) -> abc.DisposableBase:
@@ -215,12 +229,7 @@ def schedule_now(
     """
     context = contextvars.copy_context()
     if isinstance(scheduler, ThreadPoolScheduler):
-        future = scheduler.executor.submit(context.run, action, scheduler, None)
-
-        def cancel() -> None:
-            future.cancel()
-
-        return Disposable(cancel)
+        return _Submitted(scheduler.executor.submit(context.run, action, scheduler, None))
 
     def in_context(scheduler_: abc.SchedulerBase, state: Any = None) -> None:
         context.run(action, scheduler_, state)
