@@ -76,12 +76,12 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
     __slots__ = (
         "downstream",
         "held",
+        "is_stopped",
         "lock",
         "owner",
         "replaying",
         "room",
         "spare",
-        "stopped",
         "subscription",
         "terminal",
     )
@@ -91,7 +91,9 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         self.terminal: Any = None  # _COMPLETED or the error, until delivered
         self.downstream: abc.ObserverBase[Any] | None = None
         self.lock = threading.Lock()
-        self.stopped = False
+        # Producers that poll ``observer.is_stopped`` stop once the subscriber is gone (an
+        # attribute: a streaming model may read it before every chunk).
+        self.is_stopped = False
         self.subscription: abc.DisposableBase = _NOOP
         # The subscribing thread never waits. Threads are told apart by their trampolines (a
         # read, where threading.get_ident() is a call): the thread's own, and the spare one
@@ -101,18 +103,13 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         self.replaying: object = None  # the trampoline of the thread replaying held items
         self.room: threading.Condition | None = None  # made when a producer first waits
 
-    @property
-    def is_stopped(self) -> bool:
-        """Producers that poll ``observer.is_stopped`` stop once the subscriber is gone."""
-        return self.stopped
-
     def on_next(self, value: Any) -> None:
         downstream = self.downstream
         if downstream is None:
             with self.lock:
                 downstream = self.downstream
                 if downstream is None:
-                    if self.terminal is not None or self.stopped:
+                    if self.terminal is not None or self.is_stopped:
                         return
                     held = self.held
                     if (
@@ -126,7 +123,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                     downstream = self._wait_for_taker()
                     if downstream is None:
                         return  # disposed meanwhile: the item is dropped
-        if not self.stopped:
+        if not self.is_stopped:
             downstream.on_next(value)
 
     def _may_wait(self) -> bool:
@@ -138,9 +135,9 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         room = self.room
         if room is None:
             room = self.room = threading.Condition(self.lock)
-        while self.downstream is None and not self.stopped:
+        while self.downstream is None and not self.is_stopped:
             room.wait()
-        return None if self.stopped else self.downstream
+        return None if self.is_stopped else self.downstream
 
     def on_error(self, error: Exception) -> None:
         self._end(error)
@@ -157,9 +154,9 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                     if self.terminal is None:
                         self.terminal = terminal
                     return
-        if self.stopped:
+        if self.is_stopped:
             return
-        self.stopped = True
+        self.is_stopped = True
         if terminal is _COMPLETED:
             downstream.on_completed()
         else:
@@ -184,12 +181,12 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                     return
                 self.replaying = me
             for value in held:
-                if self.stopped:
+                if self.is_stopped:
                     return
                 observer.on_next(value)
             if terminal is not None:  # it came after every held item: nothing follows it
-                if not self.stopped:
-                    self.stopped = True
+                if not self.is_stopped:
+                    self.is_stopped = True
                     if terminal is _COMPLETED:
                         observer.on_completed()
                     else:
@@ -197,7 +194,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                 return
 
     def dispose(self) -> None:
-        self.stopped = True
+        self.is_stopped = True
         room = self.room
         if room is not None:  # a producer may wait for a taker: it is released
             with self.lock:
