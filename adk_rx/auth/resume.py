@@ -22,7 +22,7 @@ from adk_rx.auth.config import AuthConfig, AuthToolArguments
 from adk_rx.auth.credential import AuthCredential, AuthCredentialTypes
 from adk_rx.context import InvocationContext
 from adk_rx.events import CREDENTIAL_FUNCTION
-from adk_rx.flows.functions import handle_function_calls
+from adk_rx.flows.functions import handle_function_calls, user_answers
 from adk_rx.tools.toolset import toolset_tools
 
 if TYPE_CHECKING:
@@ -77,17 +77,7 @@ def pinned_credential(request: AuthConfig, answer: Any) -> AuthCredential | None
 def resume_credentials(agent: LlmAgent, ctx: InvocationContext) -> Observable[Any] | None:
     """The re-run of the calls whose credential request was answered, or None."""
     events = ctx.session.events
-    if not events or events[-1].author != "user":
-        return None
-    content = events[-1].content
-    for part in content.parts or () if content is not None else ():
-        if part.function_response is not None:
-            break
-    else:
-        return None  # the user's message answers nothing (every step asks: no call here)
-    answered = [
-        r.id for r in events[-1].get_function_responses() if r.name == CREDENTIAL_FUNCTION and r.id
-    ]
+    answered = [r.id for r in user_answers(events, CREDENTIAL_FUNCTION)]
     if not answered:
         return None
     wanted = set(answered)

@@ -19,7 +19,7 @@ from reactivex import operators as ops
 
 from adk_rx.context import InvocationContext
 from adk_rx.events import CONFIRMATION_FUNCTION, ToolConfirmation
-from adk_rx.flows.functions import handle_function_calls
+from adk_rx.flows.functions import handle_function_calls, user_answers
 from adk_rx.tools.toolset import toolset_tools
 
 if TYPE_CHECKING:
@@ -48,19 +48,7 @@ def _answer(response: Mapping[str, Any] | None) -> ToolConfirmation:
 def resume_confirmations(agent: LlmAgent, ctx: InvocationContext) -> Observable[Any] | None:
     """The re-run of confirmed (or rejected) calls, or None when there is nothing to resume."""
     events = ctx.session.events
-    if not events or events[-1].author != "user":
-        return None
-    content = events[-1].content
-    for part in content.parts or () if content is not None else ():
-        if part.function_response is not None:
-            break
-    else:
-        return None  # the user's message answers nothing (every step asks: no call here)
-    answers = {
-        r.id: _answer(r.response)
-        for r in events[-1].get_function_responses()
-        if r.name == CONFIRMATION_FUNCTION and r.id
-    }
+    answers = {r.id: _answer(r.response) for r in user_answers(events, CONFIRMATION_FUNCTION)}
     if not answers:
         return None
     originals: list[types.FunctionCall] = []

@@ -47,7 +47,21 @@ if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["handle_function_calls"]
+__all__ = ["handle_function_calls", "user_answers"]
+
+
+def user_answers(events: Sequence[Event], name: str) -> list[types.FunctionResponse]:
+    """The answers to ``name`` calls (function responses with an id) in the session's last event,
+    when the user wrote it; empty for any other last event, the common case checked first."""
+    if not events or events[-1].author != "user":
+        return []
+    content = events[-1].content
+    for part in content.parts or () if content is not None else ():
+        if part.function_response is not None:
+            break
+    else:
+        return []  # the user's message answers nothing (every step asks: no call here)
+    return [r for r in events[-1].get_function_responses() if r.name == name and r.id]
 
 
 def handle_function_calls(
