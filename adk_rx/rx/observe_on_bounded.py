@@ -9,7 +9,6 @@ shared scheduler. A consumer exception becomes ``on_error`` and the scheduler su
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
@@ -22,6 +21,7 @@ from reactivex.disposable import Disposable, SerialDisposable, SingleAssignmentD
 from reactivex.scheduler import EventLoopScheduler
 
 from adk_rx.errors import BackpressureError
+from adk_rx.rx._engine.loops import on_event_loop
 from adk_rx.rx.overflow import BOUNDED_STRATEGIES, OVERFLOWED, Overflow, check_overflow, offer
 
 __all__ = ["observe_on_bounded"]
@@ -32,14 +32,6 @@ _log = logging.getLogger(__name__)
 
 # Items per scheduled drain before it yields the scheduler to other work.
 _BATCH = 1024
-
-
-def _on_event_loop_thread() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 class _Handoff(abc.ObserverBase[T], Generic[T]):
@@ -74,7 +66,7 @@ class _Handoff(abc.ObserverBase[T], Generic[T]):
         """Says why the calling thread must not wait for room, or None if it may."""
         if threading.get_ident() == self._drain_thread:
             return "the producer runs on the consumer's thread"
-        if _on_event_loop_thread():
+        if on_event_loop():
             return "the producer runs on an asyncio event-loop thread"
         scheduler_thread = getattr(self._scheduler, "_thread", None)
         if isinstance(self._scheduler, EventLoopScheduler) and (

@@ -27,7 +27,6 @@ connection per turn.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 from collections import Counter, deque
@@ -42,6 +41,7 @@ from sqlalchemy import exc as sa_exc
 
 from adk_rx.errors import StoreError
 from adk_rx.rx import io_scheduler
+from adk_rx.rx._engine.loops import on_event_loop
 from adk_rx.rx.schedulers import schedule_now, timer_scheduler
 
 __all__ = ["AdvisoryLocks"]
@@ -51,14 +51,6 @@ _TRY = sa.text("SELECT pg_try_advisory_lock(:id)")
 _UNLOCK = sa.text("SELECT pg_advisory_unlock(:id)")
 FIRST_WAIT = 0.005
 LONGEST_WAIT = 0.1
-
-
-def _on_event_loop() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 class _Ticket:
@@ -142,7 +134,7 @@ class AdvisoryLocks:
 
             def release() -> None:
                 self._queues.leave(key, ticket)
-                if _on_event_loop():  # never a blocking statement on an event loop
+                if on_event_loop():  # never a blocking statement on an event loop
                     schedule_now(self._io(), lambda *_: self._unlock(lock_id))
                 else:  # released when dispose() returns: the end of a run frees it for all
                     self._unlock(lock_id)

@@ -27,7 +27,6 @@ would do if subscribed at the top of a thread, which is where a user tested it.
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -38,6 +37,7 @@ from reactivex.scheduler.currentthreadscheduler import CurrentThreadSchedulerSin
 from reactivex.scheduler.trampoline import Trampoline
 
 from adk_rx.rx._engine.awaitable import AwaitableObservable, LaterObservable
+from adk_rx.rx._engine.loops import on_event_loop
 from adk_rx.rx._engine.sync import SyncObservable, items
 
 __all__ = ["HELD_AT_MOST", "settle"]
@@ -60,14 +60,6 @@ class _Spares(threading.local):
 
 _SPARES = _Spares()
 _THREAD_TRAMPOLINE: Any = CurrentThreadSchedulerSingleton._local  # pyright: ignore[reportPrivateUsage]
-
-
-def _on_event_loop() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 class _Held(abc.ObserverBase[Any], abc.DisposableBase):
@@ -128,7 +120,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
 
     def _may_wait(self) -> bool:
         """Neither replaying held items (a re-entrant emit) nor running an event loop."""
-        return _THREAD_TRAMPOLINE.tramp is not self.replaying and not _on_event_loop()
+        return _THREAD_TRAMPOLINE.tramp is not self.replaying and not on_event_loop()
 
     def _wait_for_taker(self) -> abc.ObserverBase[Any] | None:
         """Waits (holding the lock) until a subscriber took over or the run was disposed."""
