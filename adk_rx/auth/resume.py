@@ -77,9 +77,10 @@ def pinned_credential(request: AuthConfig, answer: Any) -> AuthCredential | None
 def resume_credentials(agent: LlmAgent, ctx: InvocationContext) -> Observable[Any] | None:
     """The re-run of the calls whose credential request was answered, or None."""
     events = ctx.session.events
-    answered = [r.id for r in user_answers(events, CREDENTIAL_FUNCTION)]
-    if not answered:
+    responses = user_answers(events, CREDENTIAL_FUNCTION)
+    if not responses:  # asked before the comprehension: a turn with no answers makes neither
         return None
+    answered = [r.id for r in responses]
     wanted = set(answered)
     originals: list[types.FunctionCall] = []
     asked: dict[str, str] = {}  # original call id -> request id

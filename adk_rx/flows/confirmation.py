@@ -48,9 +48,10 @@ def _answer(response: Mapping[str, Any] | None) -> ToolConfirmation:
 def resume_confirmations(agent: LlmAgent, ctx: InvocationContext) -> Observable[Any] | None:
     """The re-run of confirmed (or rejected) calls, or None when there is nothing to resume."""
     events = ctx.session.events
-    answers = {r.id: _answer(r.response) for r in user_answers(events, CONFIRMATION_FUNCTION)}
-    if not answers:
+    responses = user_answers(events, CONFIRMATION_FUNCTION)
+    if not responses:  # asked before the comprehension: a turn with no answers makes neither
         return None
+    answers = {r.id: _answer(r.response) for r in responses}
     originals: list[types.FunctionCall] = []
     confirmations: dict[str, ToolConfirmation] = {}
     for event in reversed(events[:-1]):
