@@ -20,9 +20,10 @@ from reactivex.scheduler import ThreadPoolScheduler
 
 from adk_rx import InMemoryRunner, LlmResponse, Runner
 from adk_rx.events import Event
+from adk_rx.models.base import BaseLlm
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import model_content
-from adk_rx.rx import from_async, from_blocking_iterable, runtime_loop
+from adk_rx.rx import from_async, from_blocking_iterable, runtime_loop, subscribe_on_eager
 from adk_rx.sessions import Session
 
 WAIT = 5.0  # seconds; reached only when a test is about to fail
@@ -181,3 +182,21 @@ def drain_loop_tasks(loop: asyncio.AbstractEventLoop | None = None) -> list[asyn
 
 def in_memory_runner(agent: Any, **kwargs: Any) -> InMemoryRunner:
     return InMemoryRunner(agent=agent, app_name="app", **kwargs)
+
+
+_THREAD_POOL = ThreadPoolScheduler(2)
+
+
+class ThreadedLlm(BaseLlm):
+    """A model's script, answered on another thread (as a network client answers)."""
+
+    def __init__(self, inner: BaseLlm) -> None:
+        super().__init__(model=inner.model)
+        self.inner = inner
+
+    def generate_content(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> Observable[LlmResponse]:
+        return self.inner.generate_content(llm_request, stream).pipe(
+            subscribe_on_eager(_THREAD_POOL)
+        )

@@ -34,22 +34,10 @@ from adk_rx.models import BaseLlm, LlmRequest, LlmResponse
 from adk_rx.rx import subscribe_on_eager
 from adk_rx.testing import ScriptedLlm, simplify_events
 from adk_rx.tools import FunctionTool, exit_loop
+from tests.reactive_support import ThreadedLlm
 
 WAIT = 10.0
 POOL = ThreadPoolScheduler(2)
-
-
-class _ThreadedLlm(BaseLlm):
-    """The same script, answered on another thread."""
-
-    def __init__(self, inner: BaseLlm) -> None:
-        super().__init__(model=inner.model)
-        self.inner = inner
-
-    def generate_content(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> Observable[LlmResponse]:
-        return self.inner.generate_content(llm_request, stream).pipe(subscribe_on_eager(POOL))
 
 
 class _UserLlm(BaseLlm):
@@ -180,7 +168,7 @@ def _run(
 
     def llm(script: list[Any]) -> BaseLlm:
         made = ScriptedLlm(script) if model == "scripted" else _UserLlm(script, model)
-        return _ThreadedLlm(made) if threaded else made
+        return ThreadedLlm(made) if threaded else made
 
     agent = build(not threaded, llm)
     service = _ThreadedStore() if threaded else InMemorySessionService()
@@ -266,7 +254,7 @@ class _CachedLlm(BaseLlm):
 
 def test_a_model_of_ones_own_answers_now_when_it_can_and_is_subscribed_otherwise() -> None:
     cached = _CachedLlm(
-        _ThreadedLlm(ScriptedLlm(["from the network"])),
+        ThreadedLlm(ScriptedLlm(["from the network"])),
         {"cached question": [LlmResponse.text("from the cache")]},
     )
     runner = Runner(

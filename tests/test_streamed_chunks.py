@@ -26,9 +26,9 @@ from adk_rx import Event, InMemorySessionService, LlmAgent, RunConfig, Runner, S
 from adk_rx.models import BaseLlm, LlmRequest, LlmResponse
 from adk_rx.models.llm_response import model_content
 from adk_rx.plugins import BasePlugin
-from adk_rx.rx import subscribe_on_eager
 from adk_rx.testing import ScriptedLlm
 from adk_rx.tools import FunctionTool
+from tests.reactive_support import ThreadedLlm
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -73,19 +73,6 @@ def _script() -> list[list[LlmResponse]]:
     ]
 
 
-class _ThreadedLlm(BaseLlm):
-    """The script answered on another thread."""
-
-    def __init__(self, inner: BaseLlm) -> None:
-        super().__init__(model=inner.model)
-        self.inner = inner
-
-    def generate_content(
-        self, llm_request: LlmRequest, stream: bool = False
-    ) -> Observable[LlmResponse]:
-        return self.inner.generate_content(llm_request, stream).pipe(subscribe_on_eager(POOL))
-
-
 class _UserLlm(BaseLlm):
     """A user's own model: each call's responses emitted on subscribe."""
 
@@ -123,7 +110,7 @@ def _agent(model: BaseLlm, **callbacks: Any) -> LlmAgent:
 PATHS: dict[str, Callable[[], tuple[LlmAgent, list[BasePlugin]]]] = {
     "plain": lambda: (_agent(ScriptedLlm(_script())), []),
     "user model": lambda: (_agent(_UserLlm(_script())), []),
-    "model on a thread": lambda: (_agent(_ThreadedLlm(ScriptedLlm(_script()))), []),
+    "model on a thread": lambda: (_agent(ThreadedLlm(ScriptedLlm(_script()))), []),
     "model callback": lambda: (
         _agent(ScriptedLlm(_script()), before_model_callback=lambda *_, **__: None),
         [],
