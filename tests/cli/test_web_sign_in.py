@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -70,7 +71,18 @@ def test_a_sign_in_is_answered_in_the_page(
         landed = httpx.get(href, timeout=5).headers["location"]
         card.locator("input.credential-input").fill(landed)
         page.screenshot(path=str(shots / "web_sign_in.png"))
+        # The answer's events are held back, so the page shows the message it sent (not yet
+        # the stored one) while the test looks: it shows the answer received, not the code.
+        held: list[Any] = []
+        page.route("**/events?*", lambda route: held.append(route))
         card.locator("button.send-credential").click()
+        sent = page.locator("#chat .chip.resp").filter(has_text="credential received")
+        expect(sent).to_have_count(1)
+        code = parse_qs(urlsplit(landed).query)["code"][0]
+        assert code not in page.content()
+        for route in held:
+            route.continue_()
+        page.unroute("**/events?*")
         expect(page.locator("#chat .msg.model").last).to_contain_text("You are signed in.")
         expect(page.locator("#chat .card.credential")).to_contain_text("credential sent")
         assert oauth.exchanges == 1
