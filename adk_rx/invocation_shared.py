@@ -17,6 +17,11 @@ from adk_rx.budget import Budget
 
 __all__ = ["InvocationShared"]
 
+# Guards the first use of a lazily made field, should two threads (parallel tools or branches)
+# reach for it at the same time; taken once per field and invocation, and only by those that
+# need the field at all.
+_MAKING = threading.Lock()
+
 
 class InvocationShared:
     """Per-invocation state shared by every context copy of that invocation.
@@ -27,19 +32,17 @@ class InvocationShared:
         callback_data: scratch space shared by callbacks and plugins of the invocation.
         cancelled: True once the invocation is cancelled (disposal or deadline); a plain
             flag, set once and only read after (no one waits on it).
-        loop_exits: ids of escalating events a LoopAgent has consumed (its own exit), so an
-            enclosing loop goes on.
         tool_answers: responses of idempotent tools' calls, for ``dedupe_tool_calls``.
     """
 
     __slots__ = (
+        "_credential_lock",
+        "_loop_exits",
         "budget",
         "callback_data",
         "cancelled",
         "credential_answers",
-        "credential_lock",
         "credentials",
-        "loop_exits",
         "tool_answers",
         "wait_stored",
     )
@@ -54,10 +57,35 @@ class InvocationShared:
         # the message before it is stored), and the credentials they gave, by credential key.
         self.credential_answers: dict[str, Any] = {}
         self.credentials: dict[str, Any] = {}
-        self.credential_lock = threading.RLock()  # one token request at a time per invocation
-        self.loop_exits: set[str] = set()
+        # Made on first use: a lock and a set are objects the GC tracks, and most invocations
+        # never request a token or run a loop (a thousand waiting runs would keep 2,000).
+        self._credential_lock: threading.RLock | None = None
+        self._loop_exits: set[str] | None = None
         # RunConfig.dedupe_tool_calls: (tool name, canonical arguments) -> (call id, response).
         self.tool_answers: dict[tuple[str, str], tuple[str, Any]] = {}
+
+    @property
+    def credential_lock(self) -> threading.RLock:
+        """One token request at a time per invocation (made on first use)."""
+        lock = self._credential_lock
+        if lock is None:
+            with _MAKING:
+                lock = self._credential_lock
+                if lock is None:
+                    lock = self._credential_lock = threading.RLock()
+        return lock
+
+    @property
+    def loop_exits(self) -> set[str]:
+        """Ids of escalating events a LoopAgent has consumed (its own exit), so an enclosing
+        loop goes on (made on first use)."""
+        exits = self._loop_exits
+        if exits is None:
+            with _MAKING:
+                exits = self._loop_exits
+                if exits is None:
+                    exits = self._loop_exits = set()
+        return exits
 
     @property
     def llm_calls(self) -> int:

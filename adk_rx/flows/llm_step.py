@@ -10,6 +10,7 @@ on-model-error (a response recovers), after-model (a response replaces each one)
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
@@ -18,7 +19,7 @@ from reactivex import operators as ops
 
 from adk_rx.auth.resume import resume_credentials
 from adk_rx.callbacks import callback_chain, has_callbacks
-from adk_rx.context import CallbackContext, InvocationContext
+from adk_rx.context import ActionsBuilder, CallbackContext, InvocationContext
 from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
 from adk_rx.events import Event
 from adk_rx.flows.code_execution import code_events
@@ -202,32 +203,12 @@ def _call_model_counted(
     answered: Observable[LlmResponse] | None = None,
 ) -> Observable[Event]:
     """The model call and what follows it; ``answered``: the call, when already running."""
-    cc = CallbackContext(ctx)
     plugins = ctx.services.plugins
-    model = agent.canonical_model
-    stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
     has_before = has_callbacks(plugins, "before_model_callback", agent.before_model_callback)
     has_after = has_callbacks(plugins, "after_model_callback", agent.after_model_callback)
-
-    def generate() -> Observable[LlmResponse]:
-        if answered is not None:
-            return answered
-        try:  # called when the step runs: no defer needed
-            return model.generate_content(request, stream=stream)
-        except Exception as exc:
-            return rx.throw(exc)
-
-    def call_model() -> Observable[LlmResponse]:
-        trace = ctx.trace
-        responses = generate() if trace is None else trace.call_llm(agent, request, generate)
-        responses = responses.pipe(
-            sync.resume_on_error(lambda exc: _on_model_error(agent, ctx, cc, request, exc))
-        )
-        if has_after:
-            responses = responses.pipe(ops.concat_map(lambda r: _after_model(agent, ctx, cc, r)))
-        return responses
-
+    call = _ModelCall(agent, ctx, request)
     if has_before:
+        cc = call.cc()
         responses = callback_chain(
             plugins,
             "before_model_callback",
@@ -238,26 +219,84 @@ def _call_model_counted(
         ).pipe(
             ops.map(_check_response("before_model_callback")),
             ops.to_list(),
-            ops.flat_map(lambda found: sync.just(found[0]) if found else call_model()),
+            ops.flat_map(
+                lambda found: sync.just(found[0]) if found else call.responses(answered, has_after)
+            ),
         )
     else:
-        responses = call_model()
-    tools = request.tools_dict
-    ids = ResponseIds()
+        responses = call.responses(answered, has_after)
     chunks = None
     if (
-        stream
+        ctx.run_config.streaming_mode is not StreamingMode.NONE
         and not has_before
         and not has_after
         and not has_callbacks(plugins, "on_model_error_callback", agent.on_model_error_callback)
     ):
-        chunks = _call_chunks(agent, ctx, ids, cc)
-    return responses.pipe(
-        concat_map_direct(
-            lambda r: _postprocess(agent, ctx, cc, tools, r, ids),
-            direct=None if chunks is None else chunks.of,
-        )
-    )
+        chunks = _call_chunks(agent, ctx, call, call.cc())
+    return responses.pipe(concat_map_direct(call, direct=None if chunks is None else chunks.of))
+
+
+class _ModelCall(ResponseIds):
+    """One model call's state, for as long as its answer is awaited: the response ids it
+    gives out, and (called with each response) its post-processing.
+
+    One slotted object, where closures would keep six cells, two functions and their
+    tuples alive for every waiting call; its CallbackContext is made only when a callback
+    or a streamed chunk needs one (otherwise nothing can write to its actions).
+    """
+
+    __slots__ = ("_cc", "agent", "ctx", "request", "tools")
+
+    def __init__(self, agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> None:
+        super().__init__()
+        self.agent = agent
+        self.ctx = ctx
+        self.request = request
+        self.tools = request.tools_dict
+        self._cc: CallbackContext | None = None
+
+    def cc(self) -> CallbackContext:
+        """The call's callback context (made on first use)."""
+        cc = self._cc
+        if cc is None:
+            cc = self._cc = CallbackContext(self.ctx)
+        return cc
+
+    def responses(
+        self, answered: Observable[LlmResponse] | None, has_after: bool
+    ) -> Observable[LlmResponse]:
+        """The model's answer (``answered``, or a new call), with the error and after-model
+        callbacks around it."""
+        agent, ctx, request = self.agent, self.ctx, self.request
+        trace = ctx.trace
+        if trace is None:
+            responses = self.generate() if answered is None else answered
+        else:
+            responses = trace.call_llm(
+                agent, request, self.generate if answered is None else lambda: answered
+            )
+        responses = responses.pipe(sync.resume_on_error(self.recover))
+        if has_after:
+            responses = responses.pipe(
+                ops.concat_map(lambda r: _after_model(agent, ctx, self.cc(), r))
+            )
+        return responses
+
+    def generate(self) -> Observable[LlmResponse]:
+        """Calls the model (when the step runs: no defer needed)."""
+        stream = self.ctx.run_config.streaming_mode is not StreamingMode.NONE
+        try:
+            return self.agent.canonical_model.generate_content(self.request, stream=stream)
+        except Exception as exc:
+            return rx.throw(exc)
+
+    def recover(self, exc: Exception) -> Observable[LlmResponse]:
+        """The model's error, through the on-model-error callbacks."""
+        return _on_model_error(self.agent, self.ctx, self.cc, self.request, exc)
+
+    def __call__(self, response: LlmResponse) -> Observable[Event]:
+        actions = None if self._cc is None else self._cc.actions
+        return _postprocess(self.agent, self.ctx, actions, self.tools, response, self)
 
 
 def _check_response(hook: str) -> Any:
@@ -274,7 +313,7 @@ def _check_response(hook: str) -> Any:
 def _on_model_error(
     agent: LlmAgent,
     ctx: InvocationContext,
-    cc: CallbackContext,
+    make_cc: Callable[[], CallbackContext],
     request: LlmRequest,
     exc: Exception,
 ) -> Observable[LlmResponse]:
@@ -290,6 +329,7 @@ def _on_model_error(
     plugins = ctx.services.plugins
     if not has_callbacks(plugins, "on_model_error_callback", agent.on_model_error_callback):
         return rx.throw(error)
+    cc = make_cc()
     return callback_chain(
         plugins,
         "on_model_error_callback",
@@ -330,7 +370,7 @@ def _after_model(
 def _postprocess(
     agent: LlmAgent,
     ctx: InvocationContext,
-    cc: CallbackContext,
+    actions: ActionsBuilder | None,
     tools: dict[str, BaseTool],
     response: LlmResponse,
     ids: ResponseIds,
@@ -346,7 +386,7 @@ def _postprocess(
         ctx=ctx,
         partial=response.partial,
         ids=ids,
-        actions=cc.actions,
+        actions=actions,
         tools=tools,
     )
     if event is None:
