@@ -69,6 +69,7 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     ctx.increment_llm_call_count()
     answered = _answer(agent, ctx, request)
     if type(answered) is not SyncObservable:
+        built = None  # not kept by a step waiting on its model
         return (yield _call_model_counted(agent, ctx, request, answered)) or last
     responses = answered.items_now()
     cc = CallbackContext(ctx)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from types import CoroutineType
 from typing import Any, Generic, TypeAlias, TypeVar, Union, cast
@@ -25,6 +26,7 @@ _pumps: set[asyncio.Task[Any]] = set()
 # The context a pump's done-callback runs in: it only drops the task from ``_pumps``, so it
 # needs no copy of the subscriber's context (the task itself runs in one).
 _BARE_CONTEXT = contextvars.Context()
+_FORGET = _pumps.discard  # one bound method for every pump, not one each
 
 
 def _on_thread_of(loop: asyncio.AbstractEventLoop) -> bool:
@@ -64,22 +66,27 @@ def from_async(factory: Callable[[], AsyncSource[T]]) -> Observable[T]:
         An Observable of the result or the items.
     """
 
-    def subscribe(
-        observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None
-    ) -> abc.DisposableBase:
-        try:
-            loop = asyncio.get_running_loop()  # runtime_loop(), read once: this thread's own
-        except RuntimeError:
-            loop = runtime_loop()  # adk_rx's background loop, on a thread of its own
-            pump = _Pump(factory, observer, loop)
-            loop.call_soon_threadsafe(pump.start)
-            return pump
-        pump = _Pump(factory, observer, loop)
-        pump.start()
-        return pump
+    # Exactly a LaterObservable (not a subclass): the driver passes it on as it is. Its
+    # subscribe function is a partial (one object), not a closure (a function, its cell and
+    # their tuple), kept for as long as the Observable is.
+    return LaterObservable(functools.partial(_subscribe, factory))
 
-    # Exactly a LaterObservable (not a subclass): the driver passes it on as it is.
-    return LaterObservable(subscribe)
+
+def _subscribe(
+    factory: Callable[[], AsyncSource[T]],
+    observer: abc.ObserverBase[T],
+    _: abc.SchedulerBase | None = None,
+) -> abc.DisposableBase:
+    try:
+        loop = asyncio.get_running_loop()  # runtime_loop(), read once: this thread's own
+    except RuntimeError:
+        loop = runtime_loop()  # adk_rx's background loop, on a thread of its own
+        pump = _Pump(factory, observer, loop)
+        loop.call_soon_threadsafe(pump.start)
+        return pump
+    pump = _Pump(factory, observer, loop)
+    pump.start()
+    return pump
 
 
 class _Pump(abc.DisposableBase, Generic[T]):
@@ -112,7 +119,7 @@ class _Pump(abc.DisposableBase, Generic[T]):
         task = self._loop.create_task(self._run())
         self._task = task
         _pumps.add(task)
-        task.add_done_callback(_pumps.discard, context=_BARE_CONTEXT)
+        task.add_done_callback(_FORGET, context=_BARE_CONTEXT)
         if self._disposed:  # disposed on another thread while the task was being made
             self._task = None
             task.cancel()
@@ -126,6 +133,7 @@ class _Pump(abc.DisposableBase, Generic[T]):
         assert observer is not None and factory is not None  # only start() makes the task
         try:
             source: Any = factory()
+            del factory  # what it made is running: the factory need not wait with it
             if type(source) is not CoroutineType and (
                 hasattr(source, "__anext__") or hasattr(source, "__aiter__")
             ):

@@ -52,7 +52,7 @@ class _BlockingIterator(Iterator[T], Generic[T]):
     def __init__(self, source: Observable[T], max_buffer: int) -> None:
         if max_buffer < 1:
             raise ValueError(f"max_buffer must be at least 1, got {max_buffer}")
-        self._source = source
+        self._source: Observable[T] | None = source
         self._max_buffer = max_buffer
         # The channel must not reference this iterator, or a cycle would keep it alive after
         # ``break`` and delay disposal.
@@ -63,9 +63,11 @@ class _BlockingIterator(Iterator[T], Generic[T]):
     def _start(self) -> _ThreadChannel[T]:
         channel: _ThreadChannel[T] = _ThreadChannel(self._max_buffer)
         self._channel = channel
+        source, self._source = self._source, None  # subscribed once: not kept while it runs
+        assert source is not None
         # A synchronous source would emit everything inside subscribe(), on this thread, where
         # it cannot be blocked; subscribing on a thread of its own lets the buffer push back.
-        self._subscription = self._source.pipe(
+        self._subscription = source.pipe(
             subscribe_on_eager(NewThreadScheduler(_producer_thread))
         ).subscribe(channel)
         return channel
@@ -179,7 +181,7 @@ class _AsyncIterator(AsyncIterator[T], Generic[T]):
     def __init__(self, source: Observable[T], max_buffer: int) -> None:
         if max_buffer < 1:
             raise ValueError(f"max_buffer must be at least 1, got {max_buffer}")
-        self._source = source
+        self._source: Observable[T] | None = source
         self._max_buffer = max_buffer
         self._channel: _LoopChannel[T] | None = None
         self._subscription: abc.DisposableBase | None = None
@@ -188,7 +190,9 @@ class _AsyncIterator(AsyncIterator[T], Generic[T]):
     def _start(self) -> _LoopChannel[T]:
         channel: _LoopChannel[T] = _LoopChannel(self._max_buffer)
         self._channel = channel
-        self._subscription = self._source.subscribe(channel)
+        source, self._source = self._source, None  # subscribed once: not kept while it runs
+        assert source is not None
+        self._subscription = source.subscribe(channel)
         return channel
 
     def __aiter__(self) -> _AsyncIterator[T]:
