@@ -45,7 +45,7 @@ from reactivex import Observable, abc
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
-from adk_rx.rx._engine.slots import Both, Slot
+from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
 __all__ = ["concat_map_direct"]
@@ -54,8 +54,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-class _Sink(Generic[T, R]):
-    """The state of one subscription; every method may be called from any thread."""
+class _Sink(abc.DisposableBase, Generic[T, R]):
+    """The state of one subscription, and its handle; every method may be called from any
+    thread. Disposing it stops the sink first, then its upstream and its inner."""
 
     __slots__ = (
         "_busy",
@@ -273,18 +274,8 @@ def concat_map_direct(
             sink.upstream.disposable = sync.subscribe_inner(
                 source, sink, scheduler=scheduler, relay=sink.on_next
             )
-            return Both(_Disposer(sink), sink.upstream)  # the sink stops first
+            return sink
 
         return AwaitableObservable(subscribe)
 
     return operator
-
-
-class _Disposer(abc.DisposableBase):
-    __slots__ = ("_sink",)
-
-    def __init__(self, sink: _Sink[Any, Any]) -> None:
-        self._sink = sink
-
-    def dispose(self) -> None:
-        self._sink.dispose()

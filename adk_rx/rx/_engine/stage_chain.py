@@ -142,9 +142,7 @@ class StageChain:
         # Each stage runs inside the chain owner's guarded subscription: no extra wrapper. Its
         # handle goes into ``body`` before it is subscribed, so a stop that comes while it is
         # still producing inside subscribe() reaches it.
-        sync.subscribe_inner(
-            source, on_next or stage.keep, self.fail, stage.completed, into=self.body
-        )
+        sync.subscribe_inner(source, stage, into=self.body, relay=on_next or stage.keep)
 
     def fail(self, error: Exception) -> None:
         """Reports ``error`` to ``on_fail`` (the chain's owner decides how it stops)."""
@@ -152,8 +150,9 @@ class StageChain:
 
 
 class _Stage:
-    """One stage's last item and what follows it (one object, not closures: a run waiting
-    on its model keeps its stage alive)."""
+    """One stage's last item and what follows it, and the observer of the stage's end (one
+    object, not closures or bound methods: a run waiting on its model keeps its stage alive).
+    Its items go to the relay it is subscribed with (``keep``, or the chain's ``on_next``)."""
 
     __slots__ = ("chain", "last", "then")
 
@@ -165,7 +164,10 @@ class _Stage:
     def keep(self, value: Any) -> None:
         self.last = value
 
-    def completed(self) -> None:
+    def on_error(self, error: Exception) -> None:
+        self.chain.fail(error)
+
+    def on_completed(self) -> None:
         chain = self.chain
         if chain.state is not RunState.RUNNING:
             return
