@@ -69,8 +69,11 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     ctx.increment_llm_call_count()
     answered = _answer(agent, ctx, request)
     if type(answered) is not SyncObservable:
-        built = None  # not kept by a step waiting on its model
-        return (yield _call_model_counted(agent, ctx, request, answered)) or last
+        # A step waiting on its model keeps neither the request's builder nor the model's
+        # Observable (subscribed by then): the call is yielded from a list, not a local.
+        call = [_call_model_counted(agent, ctx, request, answered)]
+        del built, answered
+        return (yield call.pop()) or last
     responses = answered.items_now()
     cc = CallbackContext(ctx)
     tools = request.tools_dict
@@ -205,8 +208,13 @@ def _call_model_counted(
 ) -> Observable[Event]:
     """The model call and what follows it; ``answered``: the call, when already running."""
     plugins = ctx.services.plugins
-    has_before = has_callbacks(plugins, "before_model_callback", agent.before_model_callback)
-    has_after = has_callbacks(plugins, "after_model_callback", agent.after_model_callback)
+    # A call already answered was made only because no model callback wraps it (_answer).
+    has_before = answered is None and has_callbacks(
+        plugins, "before_model_callback", agent.before_model_callback
+    )
+    has_after = answered is None and has_callbacks(
+        plugins, "after_model_callback", agent.after_model_callback
+    )
     call = _ModelCall(agent, ctx, request)
     if has_before:
         cc = call.cc()
@@ -234,7 +242,7 @@ def _call_model_counted(
         and not has_callbacks(plugins, "on_model_error_callback", agent.on_model_error_callback)
     ):
         chunks = _call_chunks(agent, ctx, call, call.cc())
-    return responses.pipe(concat_map_direct(call, direct=None if chunks is None else chunks.of))
+    return concat_map_direct(call, direct=None if chunks is None else chunks.of)(responses)
 
 
 class _ModelCall(ResponseIds):
@@ -276,7 +284,7 @@ class _ModelCall(ResponseIds):
             responses = trace.call_llm(
                 agent, request, self.generate if answered is None else lambda: answered
             )
-        responses = responses.pipe(sync.resume_on_error(self.recover))
+        responses = sync.resume_on_error(self.recover)(responses)
         if has_after:
             responses = responses.pipe(
                 ops.concat_map(lambda r: _after_model(agent, ctx, self.cc(), r))
