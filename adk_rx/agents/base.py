@@ -147,11 +147,7 @@ class BaseAgent:
         def subscribe(
             observer: abc.ObserverBase[Event], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
-            branch = parent_context.branch
-            call = parent_context.node_call
-            if branch and (call is None or call.agent is not self):
-                branch = f"{branch}.{self.name}"  # a workflow node keeps the node's branch
-            ctx = parent_context.copy(agent=self, branch=branch)
+            ctx = self._own_context(parent_context)
             build = self._run_resumable if ctx.services.is_resumable else self._run_with_callbacks
             if ctx.trace is not None:  # an invoke_agent span around the run
                 return ctx.trace.run_agent(self, ctx, build, observer, scheduler)
@@ -159,6 +155,14 @@ class BaseAgent:
             return sync.forward(build(ctx), observer, scheduler)
 
         return Observable(subscribe)
+
+    def _own_context(self, parent_context: InvocationContext) -> InvocationContext:
+        """The context this agent runs in: the parent's, on the agent's own branch."""
+        branch = parent_context.branch
+        call = parent_context.node_call
+        if branch and (call is None or call.agent is not self):
+            branch = f"{branch}.{self.name}"  # a workflow node keeps the node's branch
+        return parent_context.copy(agent=self, branch=branch)
 
     def _run_resumable(self, ctx: InvocationContext) -> Observable[Event]:
         """A resumable app's run: skipped when it had finished, else ends with end_of_agent."""

@@ -27,15 +27,16 @@ from adk_rx.rx._engine.generator_stage import Steps, from_generator
 if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
 
-__all__ = ["run_llm_flow"]
+__all__ = ["llm_steps", "run_llm_flow"]
 
 
 def run_llm_flow(agent: LlmAgent, ctx: InvocationContext) -> Observable[Event]:
     """The agent's steps until a final response, ``end_of_agent`` or ``max_steps``."""
-    return from_generator(lambda: _steps(agent, ctx))
+    return from_generator(lambda: llm_steps(agent, ctx))
 
 
-def _steps(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
+def llm_steps(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
+    """The generator :func:`run_llm_flow` runs (a Runner may drive it itself)."""
     max_steps = agent.max_steps
     taken = 0
     while True:

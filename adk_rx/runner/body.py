@@ -15,6 +15,7 @@ from google.genai import types
 from reactivex import Observable
 from reactivex import operators as ops
 
+from adk_rx.agents.base import BaseAgent
 from adk_rx.context import InvocationContext
 from adk_rx.errors import BudgetExceededError, ConfigurationError
 from adk_rx.events import Event
@@ -28,7 +29,7 @@ from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 
-__all__ = ["agent_events", "before_run_or_agent_events"]
+__all__ = ["agent_events", "before_run_or_agent_events", "turn_agent", "written"]
 
 
 def before_run_or_agent_events(
@@ -47,19 +48,41 @@ def before_run_or_agent_events(
     )
 
 
-def agent_events(
+def turn_agent(
     services: TurnServices, request: TurnRequest, ctx: InvocationContext, writer: SessionWriter
-) -> Observable[Event]:
-    """The events of the agent that takes the turn, each applied, stored (not a partial one)
-    and shown to the plugins' on_event_callback in order; then after_run_callback."""
+) -> BaseAgent:
+    """The agent that takes the turn (the one a resumed invocation started with)."""
     root = services.app.root_agent
     if request.resume_id is None:
         agent = agent_to_run(root, ctx.session)
     else:
         agent = resume_from_log(ctx, root)
     writer.open_calls.last_author = agent.name  # a stop before any event
-    plugins = services.plugins
+    return agent
+
+
+def agent_events(
+    services: TurnServices,
+    request: TurnRequest,
+    ctx: InvocationContext,
+    writer: SessionWriter,
+    agent: BaseAgent | None = None,
+) -> Observable[Event]:
+    """The events of the agent that takes the turn (``agent``, else :func:`turn_agent`'s),
+    each applied, stored (not a partial one) and shown to the plugins' on_event_callback in
+    order; then after_run_callback."""
+    if agent is None:
+        agent = turn_agent(services, request, ctx, writer)
     body = run_live_agent(agent, ctx) if request.live_queue is not None else agent.run_async(ctx)
+    return written(services, ctx, writer, body)
+
+
+def written(
+    services: TurnServices, ctx: InvocationContext, writer: SessionWriter, body: Observable[Event]
+) -> Observable[Event]:
+    """``body``'s events, each applied, stored (not a partial one) and shown to the plugins'
+    on_event_callback in order; then after_run_callback."""
+    plugins = services.plugins
 
     def store(event: Event) -> Observable[Event]:
         # Called in order, once the previous event is stored and emitted.

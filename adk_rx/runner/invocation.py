@@ -21,8 +21,9 @@ from reactivex.scheduler import CurrentThreadScheduler
 from adk_rx.compaction import compact_session
 from adk_rx.errors import BudgetExceededError, InvocationCancelledError, InvocationTimeoutError
 from adk_rx.events import Event
-from adk_rx.runner.body import agent_events, before_run_or_agent_events
+from adk_rx.runner.body import agent_events, before_run_or_agent_events, turn_agent
 from adk_rx.runner.gates import Gate, SessionKey
+from adk_rx.runner.plain_turn import plain_turn
 from adk_rx.runner.request import TurnRequest
 from adk_rx.runner.services import TurnServices
 from adk_rx.runner.turn import Turn, open_turn
@@ -103,14 +104,28 @@ class Invocation(abc.DisposableBase):
         turn, services, request = self.turn, self.services, self.request
         ctx, writer = turn.ctx, turn.writer
         assert ctx is not None and writer is not None
-        body = (
-            before_run_or_agent_events
-            if "before_run_callback" in services.plugins.hooks
-            else agent_events
-        )
-        # Each event goes straight to the subscriber: no layer of ours in between.
-        self._chain.step(
-            lambda: body(services, request, ctx, writer), self._completed, self.observer.on_next
+        chain = self._chain
+        if "before_run_callback" in services.plugins.hooks:
+            # Each event goes straight to the subscriber: no layer of ours in between.
+            chain.step(
+                lambda: before_run_or_agent_events(services, request, ctx, writer),
+                self._completed,
+                self.observer.on_next,
+            )
+            return
+        try:
+            agent = turn_agent(services, request, ctx, writer)
+        except Exception as exc:
+            chain.fail(exc)
+            return
+        driver = plain_turn(services, request, ctx, writer, agent)
+        if driver is not None:  # a plain LlmAgent: the Runner runs its steps itself
+            driver.run(chain, self.observer.on_next, self._completed)
+            return
+        chain.step(
+            lambda: agent_events(services, request, ctx, writer, agent),
+            self._completed,
+            self.observer.on_next,
         )
 
     def _completed(self, _: Any) -> None:
