@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Budget", "budget_for", "share_budget"]
 
+# One lock for every budget: each holds it for a few attribute reads and writes, never
+# around a call out, so sharing it costs nothing, and an invocation makes no lock of its own.
+_LOCK = threading.Lock()
+
 
 class Budget:
     """The limits of one invocation and what it has used so far (thread-safe).
@@ -43,7 +47,6 @@ class Budget:
     """
 
     __slots__ = (
-        "_lock",
         "checks_tools",
         "config",
         "cost",
@@ -54,7 +57,6 @@ class Budget:
     )
 
     def __init__(self, config: RunConfig) -> None:
-        self._lock = threading.Lock()
         self.config = config
         self.llm_calls = 0
         self.tool_calls = 0
@@ -71,7 +73,7 @@ class Budget:
                 for ``max_llm_calls``); it is not counted.
         """
         config = self.config
-        with self._lock:
+        with _LOCK:
             allowed = config.max_llm_calls
             if 0 < allowed <= self.llm_calls:
                 raise LlmCallsLimitExceededError(
@@ -91,7 +93,7 @@ class Budget:
         Raises:
             BudgetExceededError: the run would go over a limit; it is not counted.
         """
-        with self._lock:
+        with _LOCK:
             allowed = self.config.max_tool_calls
             if allowed is not None and self.tool_calls >= allowed:
                 raise _exceeded("max_tool_calls", allowed, self.tool_calls)
@@ -104,7 +106,7 @@ class Budget:
         tokens = (usage.prompt_token_count or 0) + (usage.candidates_token_count or 0)
         pricing = self.config.pricing
         cost = 0.0 if pricing is None else pricing.cost(model, usage)
-        with self._lock:
+        with _LOCK:
             self.tokens += tokens
             self.cost += cost
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from reactivex import abc
 
@@ -41,6 +41,11 @@ EMPTY = _Signal("EMPTY")
 
 END = _Signal("END")
 """Returned by :meth:`Channel.take` once the source completed and every item was taken."""
+
+
+# What a channel holds before its first item: shared and never appended to (a consumer that
+# waits before anything came, as a run's consumer waiting on its model does, makes no deque).
+_NO_ITEMS: deque[Any] = deque()
 
 
 class Channel(abc.ObserverBase[T], Generic[T]):
@@ -68,7 +73,7 @@ class Channel(abc.ObserverBase[T], Generic[T]):
         self._capacity = capacity
         self._lock = threading.Lock()
         self._not_full: threading.Condition | None = None  # made when a producer must wait
-        self._items: deque[T] = deque()
+        self._items: deque[T] = _NO_ITEMS  # its own deque is made by the first put
         self._finished = False
         self._error: Exception | None = None
         self._closed = False
@@ -102,7 +107,10 @@ class Channel(abc.ObserverBase[T], Generic[T]):
                     self._producers_waiting -= 1
             if self._closed or self._finished:
                 return
-            self._items.append(value)
+            items = self._items
+            if items is _NO_ITEMS:
+                items = self._items = deque()
+            items.append(value)
             wake = self._consumer_waiting
             self._consumer_waiting = False
         if wake:
