@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import operator
 import time
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from google.genai import types
@@ -156,6 +157,16 @@ class CallChunks:
         self._ids = ids
         self._call = ChunkCall(ids.value, author, invocation_id, branch, actions)
 
+    def _current(self) -> ChunkCall:
+        """The shared fields of the chunks of the call's next response."""
+        call = self._call
+        value = self._ids.value
+        if call.id is not value:  # a complete response took the id: the next one's chunks
+            call = self._call = ChunkCall(
+                value, call.author, call.invocation_id, call.branch, call.actions
+            )
+        return call
+
     def of(self, response: LlmResponse) -> Event | None:
         """The event of ``response`` when it is a plain streamed chunk (partial, with content
         that calls no function), as ``model_event`` makes it; None for any other response."""
@@ -182,3 +193,39 @@ class CallChunks:
         event.timestamp = _now()  # pyright: ignore[reportAttributeAccessIssue]
         event.__class__ = _Chunk  # pyright: ignore[reportAttributeAccessIssue]
         return event
+
+    def run_of(self, responses: Sequence[LlmResponse], start: int) -> tuple[tuple[Event, ...], int]:
+        """The events of the plain streamed chunks from ``responses[start]`` on (each as
+        :meth:`of` makes it), and the index of the first response that is not one.
+
+        One call for a run of chunks: a model that answered at once has them all here."""
+        events: list[Event] = []
+        append = events.append
+        call = self._current()  # no complete response comes between two chunks of a run
+        end = len(responses)
+        index = start
+        while index < end:
+            response = responses[index]
+            if response.partial is not True:
+                break
+            content = response.content
+            if content is None:
+                break
+            calls_a_function = False
+            parts = content.parts
+            if parts:
+                for part in parts:
+                    if part.function_call is not None:
+                        calls_a_function = True
+                        break
+            if calls_a_function:
+                break
+            event = _new(_Building)  # as chunk_of, inline
+            event._response = response
+            event._call = call
+            event.content = content  # pyright: ignore[reportAttributeAccessIssue]
+            event.timestamp = _now()  # pyright: ignore[reportAttributeAccessIssue]
+            event.__class__ = _Chunk  # pyright: ignore[reportAttributeAccessIssue]
+            append(event)
+            index += 1
+        return tuple(events), index

@@ -81,14 +81,16 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     chunks = None
     if ctx.run_config.streaming_mode is not StreamingMode.NONE:
         chunks = _call_chunks(agent, ctx, ids, cc)
-    held: list[Event] = []  # streamed chunks not yet emitted: a run of them is one yield
-    for response in responses:
-        if chunks is not None and (chunk := chunks.of(response)) is not None:
-            held.append(chunk)
-            continue
-        if held:
-            last = yield SyncObservable(tuple(held))
-            held = []
+    index, end = 0, len(responses)
+    while index < end:
+        if chunks is not None:  # a run of plain streamed chunks: made in one call, one yield
+            streamed, index = chunks.run_of(responses, index)
+            if streamed:
+                last = yield SyncObservable(streamed)
+                if index == end:
+                    break
+        response = responses[index]
+        index += 1
         event = model_event(
             response,
             author=agent.name,
@@ -108,8 +110,6 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
             last = yield from run
             continue
         last = yield from _event_and_calls(agent, ctx, tools, event)
-    if held:
-        last = yield SyncObservable(tuple(held))
     return last
 
 

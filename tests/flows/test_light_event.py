@@ -11,7 +11,7 @@ import pytest
 from google.genai import types
 
 from adk_rx import Event, EventActions, LlmAgent, RunConfig, StreamingMode
-from adk_rx.flows.light_event import chunk_event
+from adk_rx.flows.light_event import CallChunks, chunk_event
 from adk_rx.flows.model_event import ResponseIds, model_event
 from adk_rx.models import LlmResponse
 from adk_rx.testing import ScriptedLlm
@@ -131,3 +131,23 @@ def test_streamed_events_of_a_run_are_light_and_read_as_before() -> None:
             final.id,
         )
         assert json.loads(event.to_json())["partial"] is True
+
+
+def test_a_run_of_chunks_is_made_in_one_call_and_stops_at_the_first_other_response() -> None:
+    call = types.FunctionCall(name="f", args={})
+    calling = LlmResponse(
+        content=types.Content(role="model", parts=[types.Part(function_call=call)]), partial=True
+    )
+    responses = [chunk("a"), chunk("b"), calling, chunk("c"), LlmResponse.text("abc")]
+    ids = ResponseIds()
+    chunks = CallChunks(ids, "helper", "e-1", None, EventActions())
+
+    first, stop = chunks.run_of(responses, 0)
+    assert stop == 2
+    assert [e.text() for e in first] == ["a", "b"]
+    assert all(e.id == ids.value and e.partial for e in first)
+    assert chunks.run_of(responses, 2) == ((), 2)  # a call is no plain chunk
+    rest, stop = chunks.run_of(responses, 3)
+    one = chunks.of(chunk("c"))
+    assert stop == 4 and len(rest) == 1 and one is not None
+    assert full_twin(rest[0]) == dataclasses.replace(full_twin(one), timestamp=rest[0].timestamp)

@@ -155,8 +155,11 @@ class _Driver(abc.DisposableBase, Generic[T]):
         if lock is None:
             lock = self._lock = threading.Lock()
         self._state = _SUBSCRIBING
-        # The driver is the inner's observer itself (on_next, on_error, on_completed below).
-        sync.subscribe_inner(inner, self, scheduler=self._scheduler, into=self._inner)
+        # The driver is the inner's observer itself (on_error, on_completed below); items go
+        # straight to _inner_next (the handle drops late ones once it is disposed).
+        sync.subscribe_inner(
+            inner, self, scheduler=self._scheduler, into=self._inner, relay=self._inner_next
+        )
         with lock:
             state = self._state
             if state is _SUBSCRIBING:

@@ -3,7 +3,8 @@
 Each is a plain observer with a stop flag that, like RxPY's auto-detach observer, disposes
 its source once the source terminated (operators such as ``take_while`` rely on that), and is
 also the subscription's handle: disposing it stops delivery at once (late items are dropped)
-and disposes the source. :class:`Inner` calls three callbacks; :class:`InnerTo` calls a
+and disposes the source. :class:`Inner` calls three callbacks (its ``on_next`` is the item
+callback itself until it stops: no frame of its own per item); :class:`InnerTo` calls a
 target's own ``on_next`` / ``on_error`` / ``on_completed``, so a stage that is an observer
 itself is subscribed without three bound methods kept alive for as long as it waits;
 :class:`Relay` is an InnerTo whose items go straight to an ``on_next`` that drops them itself
@@ -39,12 +40,15 @@ _IGNORING = _Ignoring()
 
 
 class Inner(abc.ObserverBase[Any], abc.DisposableBase):
-    """An inner stage's observer and handle, calling three callbacks."""
+    """An inner stage's observer and handle, calling three callbacks.
 
-    __slots__ = ("_on_completed", "_on_error", "_on_next", "stopped", "subscription")
+    Its ``on_next`` is the item callback itself (no frame of its own per item: a streamed
+    chunk crosses it); once stopped or disposed, it is one that drops the item."""
+
+    __slots__ = ("_on_completed", "_on_error", "on_next", "stopped", "subscription")
 
     def __init__(self, on_next: Any, on_error: Any, on_completed: Any) -> None:
-        self._on_next = on_next
+        self.on_next = on_next  # pyright: ignore[reportIncompatibleMethodOverride]
         self._on_error = on_error
         self._on_completed = on_completed
         self.stopped = False
@@ -55,13 +59,10 @@ class Inner(abc.ObserverBase[Any], abc.DisposableBase):
         """Producers that poll ``observer.is_stopped`` (like RxPY's auto-detach) see a stop."""
         return self.stopped
 
-    def on_next(self, value: Any) -> None:
-        if not self.stopped:
-            self._on_next(value)
-
     def on_error(self, error: Exception) -> None:
         if not self.stopped:
             self.stopped = True
+            self.on_next = _ignore  # pyright: ignore[reportAttributeAccessIssue]
             try:
                 self._on_error(error)
             finally:
@@ -70,6 +71,7 @@ class Inner(abc.ObserverBase[Any], abc.DisposableBase):
     def on_completed(self) -> None:
         if not self.stopped:
             self.stopped = True
+            self.on_next = _ignore  # pyright: ignore[reportAttributeAccessIssue]
             try:
                 self._on_completed()
             finally:
@@ -77,7 +79,7 @@ class Inner(abc.ObserverBase[Any], abc.DisposableBase):
 
     def dispose(self) -> None:
         self.stopped = True
-        self._on_next = self._on_error = self._on_completed = _ignore
+        self.on_next = self._on_error = self._on_completed = _ignore  # pyright: ignore[reportAttributeAccessIssue]
         subscription, self.subscription = self.subscription, None
         if subscription is not None:
             subscription.dispose()
@@ -137,6 +139,14 @@ class Relay(InnerTo):
         self._target = target
         self.stopped = False
         self.subscription: abc.DisposableBase | None = None
+
+    def on_error(self, error: Exception) -> None:
+        self.on_next = _ignore  # pyright: ignore[reportAttributeAccessIssue]
+        super().on_error(error)
+
+    def on_completed(self) -> None:
+        self.on_next = _ignore  # pyright: ignore[reportAttributeAccessIssue]
+        super().on_completed()
 
     def dispose(self) -> None:  # InnerTo's, inline
         self.stopped = True

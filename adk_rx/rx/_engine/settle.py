@@ -74,6 +74,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         "replaying",
         "room",
         "spare",
+        "subscribing",
         "subscription",
         "terminal",
     )
@@ -93,11 +94,18 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         self.owner: object = None
         self.spare: object = None
         self.replaying: object = None  # the trampoline of the thread replaying held items
+        # The trampoline the source is being subscribed on, while it is: an item emitted on
+        # it is held with no lock, as nobody can take over before the subscribe returned.
+        self.subscribing: object = None
         self.room: threading.Condition | None = None  # made when a producer first waits
 
     def on_next(self, value: Any) -> None:
         downstream = self.downstream
         if downstream is None:
+            if _THREAD_TRAMPOLINE.tramp is self.subscribing:  # a source emitting as subscribed
+                if self.terminal is None:
+                    self.held.append(value)
+                return
             with self.lock:
                 downstream = self.downstream
                 if downstream is None:
@@ -205,12 +213,14 @@ def _subscribe(source: Observable[Any], observer: _Held) -> abc.DisposableBase:
         free = _SPARES.free
         spare = free.pop() if free else Trampoline()
         _THREAD_TRAMPOLINE.tramp = observer.spare = spare
+    observer.subscribing = current if spare is None else spare
     try:
         inner = source._subscribe_core(observer)  # pyright: ignore[reportPrivateUsage]
     except Exception as exc:
         observer.on_error(exc)
         inner = _NOOP
     finally:
+        observer.subscribing = None
         if spare is not None:
             _THREAD_TRAMPOLINE.tramp = current
             _SPARES.free.append(spare)
