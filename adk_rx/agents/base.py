@@ -162,7 +162,10 @@ class BaseAgent:
         call = parent_context.node_call
         if branch and (call is None or call.agent is not self):
             branch = f"{branch}.{self.name}"  # a workflow node keeps the node's branch
-        return parent_context.copy(agent=self, branch=branch)
+        ctx = parent_context.copy()
+        ctx.agent = self  # (set here, not as copy's keyword arguments: a setattr call each)
+        ctx.branch = branch
+        return ctx
 
     def _run_resumable(self, ctx: InvocationContext) -> Observable[Event]:
         """A resumable app's run: skipped when it had finished, else ends with end_of_agent."""

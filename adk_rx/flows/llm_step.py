@@ -53,12 +53,20 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     place.
     """
     last: Event | None = None
-    confirmed = resume_confirmations(agent, ctx)
-    if confirmed is not None:
-        last = yield confirmed
-    signed_in = resume_credentials(agent, ctx)
-    if signed_in is not None:
-        last = (yield signed_in) or last
+    events = ctx.session.events
+    answers = False  # the session ends with a user message that answers a call (rarely)
+    if events and events[-1].author == "user" and (content := events[-1].content) is not None:
+        for part in content.parts or ():
+            if part.function_response is not None:
+                answers = True
+                break
+    if answers:
+        confirmed = resume_confirmations(agent, ctx)
+        if confirmed is not None:
+            last = yield confirmed
+        signed_in = resume_credentials(agent, ctx)
+        if signed_in is not None:
+            last = (yield signed_in) or last
     if ctx.end_invocation or ctx.cancelled:
         return last
     built = build_request(agent, ctx)
