@@ -217,8 +217,12 @@ def _resumed(
     try:
         error: Exception | None = None
         if pending is not None:
+            # Yielded from a list, not a local: while the model is awaited, this frame keeps
+            # no Observable that was subscribed already (nor the closures it holds).
+            box = [pending]
+            del pending
             try:
-                value = yield pending
+                value = yield box.pop()
             except Exception as exc:
                 error = exc
         while True:
