@@ -54,6 +54,11 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+# What a sink's queue is until an item has to wait: shared and never appended to, so a sink
+# whose items never wait (most: a run waiting on its model keeps two) makes no deque.
+_NO_QUEUE: deque[Any] = deque()
+
+
 class _Sink(abc.DisposableBase, Generic[T, R]):
     """The state of one subscription, and its handle; every method may be called from any
     thread. Disposing it stops the sink first, then its upstream and its inner."""
@@ -95,7 +100,7 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
         self._on_arrival = on_arrival
         self._scheduler = scheduler
         self._lock = threading.Lock()
-        self._queue: deque[T] = deque()
+        self._queue: deque[T] = _NO_QUEUE  # its own deque is made when an item first waits
         self._busy = False  # an item is being mapped, emitted, or its inner runs
         self._done = False  # the source completed
         self._stopped = False  # errored or disposed
@@ -128,7 +133,10 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
             if self._stopped:
                 return
             if self._busy:
-                self._queue.append(item)
+                queue = self._queue
+                if queue is _NO_QUEUE:
+                    queue = self._queue = deque()
+                queue.append(item)
                 return
             self._busy = True
         self._drain(item)
