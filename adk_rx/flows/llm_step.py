@@ -144,10 +144,16 @@ def _answer(
     plugins = ctx.services.plugins
     if (
         ctx.trace is not None
-        or has_callbacks(plugins, "before_model_callback", agent.before_model_callback)
-        or has_callbacks(plugins, "after_model_callback", agent.after_model_callback)
+        or agent.before_model_callback
+        or agent.after_model_callback
+        or (
+            plugins is not None
+            and (
+                "before_model_callback" in plugins.hooks or "after_model_callback" in plugins.hooks
+            )
+        )
     ):
-        return None
+        return None  # (has_callbacks, without a call per hook)
     stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
     try:
         return settle(agent.canonical_model.generate_content(request, stream=stream))

@@ -131,7 +131,8 @@ class Invocation(abc.DisposableBase):
     def _completed(self, _: Any) -> None:
         if not self._chain.finish():
             return
-        self._timer.dispose()
+        if self._timer is not _NO_TIMER:
+            self._timer.dispose()
         writer = self.turn.writer
         if writer is not None and writer.open_calls:
             # Calls stored without an answer although the run ended normally: a parallel

@@ -140,11 +140,13 @@ class PlainTurn(abc.DisposableBase):
                 self._hand_over(chain, emit, then, item, None, None)
                 return
             value = None
-            try:
-                values = item.items_now()
-            except Exception as exc:
-                error = exc  # raised inside the generator at its yield, as from_generator does
-                continue
+            values = item.values
+            if values is None:
+                try:
+                    values = item.items_now()
+                except Exception as exc:
+                    error = exc  # raised inside the generator at its yield, as from_generator does
+                    continue
             for index, one in enumerate(values):
                 if self.disposed:
                     break
@@ -160,7 +162,8 @@ class PlainTurn(abc.DisposableBase):
                     rest = SyncObservable(values[index + 1 :]) if index + 1 < len(values) else None
                     self._hand_over(chain, emit, then, rest, stored, values[-1])
                     return
-                for out in stored.items_now():
+                stored_now = stored.values  # persist's answer at once: its items are set
+                for out in stored_now if stored_now is not None else stored.items_now():
                     if self.disposed:
                         break
                     emit(out)

@@ -17,6 +17,7 @@ from adk_rx.runner.records import OpenCalls
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.pending import PendingResult
 from adk_rx.rx._engine.settle import settle
+from adk_rx.rx._engine.stage_chain import RunState, StageChain
 from adk_rx.rx._engine.sync import SyncObservable
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
@@ -37,14 +38,12 @@ class SessionWriter:
             when someone waits (a resumable app's tools wait for their call to be stored).
     """
 
-    __slots__ = ("_is_running", "_service", "_session", "inflight", "open_calls", "stored")
+    __slots__ = ("_chain", "_service", "_session", "inflight", "open_calls", "stored")
 
-    def __init__(
-        self, service: BaseSessionService, session: Session, is_running: Callable[[], bool]
-    ) -> None:
+    def __init__(self, service: BaseSessionService, session: Session, chain: StageChain) -> None:
         self._service = service
         self._session = session
-        self._is_running = is_running
+        self._chain = chain  # its events are stored while it runs
         self.inflight: Observable[Any] = _NOTHING
         self.open_calls = OpenCalls()
         self.stored: StoredEvents | None = None
@@ -65,9 +64,11 @@ class SessionWriter:
         A store that appended at once gives a SyncObservable of the stored event (nothing
         for a late event, once the run stopped); one that appends later, its running append.
         """
-        if not self._is_running():
+        if self._chain.state is not RunState.RUNNING:
             return _NOTHING  # stopped: a late event is neither stored nor emitted
-        appended = settle(self._service.append_event(self._session, event))
+        appended = self._service.append_event(self._session, event)
+        if type(appended) is not SyncObservable:
+            appended = settle(appended)
         if type(appended) is SyncObservable:  # a store that answers at once (in memory)
             self.inflight = _NOTHING
             try:

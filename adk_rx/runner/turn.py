@@ -38,7 +38,7 @@ from adk_rx.runner.request import TurnRequest
 from adk_rx.runner.services import TurnServices
 from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx._engine import sync
-from adk_rx.rx._engine.stage_chain import RunState, StageChain
+from adk_rx.rx._engine.stage_chain import StageChain
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 from adk_rx.telemetry.runner_telemetry import NoTrace
@@ -176,9 +176,7 @@ class _Opening:
         ctx.trace = self.trace.opened(ctx)
         turn.ctx = ctx
         chain = self.chain
-        writer = turn.writer = SessionWriter(
-            services.session_service, session, lambda: chain.state is RunState.RUNNING
-        )
+        writer = turn.writer = SessionWriter(services.session_service, session, chain)
         if services.is_resumable:
             stored = writer.stored = StoredEvents()
             ctx.shared.wait_stored = stored.wait
