@@ -9,6 +9,7 @@ cancels the task and closes the HTTP response) and retries it under the adapter'
 
 from __future__ import annotations
 
+import functools
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Callable
 
@@ -59,10 +60,8 @@ class ProviderLlm(BaseLlm):
     ) -> Observable[LlmResponse]:
         """Calls the provider; see :meth:`BaseLlm.generate_content` for the protocol."""
         call = self._stream if stream else self._complete
-
-        def attempt() -> Observable[LlmResponse]:
-            return from_async(lambda: call(llm_request))
-
+        # Partials (one object each), not closures: the attempt is kept while the call waits.
+        attempt = functools.partial(from_async, functools.partial(call, llm_request))
         return retrying(
             [(self.model, attempt)], self.retry, scheduler=self.scheduler, on_retry=self.on_retry
         )

@@ -28,9 +28,7 @@ import logging
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-import reactivex as rx
 from reactivex import Observable, abc
 
 from adk_rx.errors import CircuitOpenError, ConfigurationError, ModelError
@@ -39,6 +37,8 @@ from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.provider_errors import retry_after
 from adk_rx.rx import timer_scheduler
+from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx._engine.retry_decided import Retry, retry_decided
 
 __all__ = [
@@ -153,11 +153,18 @@ def retrying(
 
     clock = scheduler or timer_scheduler()
 
-    def run(_: Any) -> Observable[LlmResponse]:
+    def subscribe(
+        observer: abc.ObserverBase[LlmResponse], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        # A plan per subscription, as ``rx.defer`` would make it, with the observer handed
+        # on as it is (the subscribe that called this one guards it): no second guarded
+        # subscription, with its auto-detach observer and locks, kept while the call waits.
         plan = _RetryPlan(attempts, chosen, clock, on_retry, rng)
-        return retry_decided(plan.next_attempt, plan.decide, clock)
+        return sync.forward(
+            retry_decided(plan.next_attempt, plan.decide, clock), observer, scheduler
+        )
 
-    return rx.defer(run)
+    return AwaitableObservable(subscribe)
 
 
 class _RetryPlan:

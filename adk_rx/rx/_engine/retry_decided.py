@@ -19,13 +19,15 @@ Marble diagram::
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from reactivex import Observable, abc
-from reactivex.disposable import SerialDisposable, SingleAssignmentDisposable
+
+from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.slots import Slot
 
 __all__ = ["Retry", "retry_decided"]
 
@@ -67,14 +69,16 @@ def retry_decided(
     ) -> abc.DisposableBase:
         return _Attempts(attempt, decide, scheduler, observer).start()
 
-    return Observable(subscribe)
+    return AwaitableObservable(subscribe)
 
 
-class _Attempts(Generic[T]):
+class _Attempts(abc.ObserverBase[T], Generic[T]):
     """One subscription: the current attempt (or the timer before it), and whether an item
-    was emitted."""
+    was emitted. It is the observer of each attempt itself, and holds the attempt's handle
+    in a lock-free slot: a call waiting on its model keeps this object, its slot and the
+    attempt's handle, with no lock and no bound methods."""
 
-    __slots__ = ("_attempt", "_decide", "_emitted", "_lock", "_observer", "_scheduler", "_serial")
+    __slots__ = ("_attempt", "_decide", "_emitted", "_observer", "_scheduler", "_serial")
 
     def __init__(
         self,
@@ -87,8 +91,7 @@ class _Attempts(Generic[T]):
         self._decide = decide
         self._scheduler = scheduler
         self._observer = observer
-        self._serial = SerialDisposable()
-        self._lock = threading.Lock()
+        self._serial = Slot()  # the attempt's handle, or the timer before the next one
         self._emitted = False
 
     def start(self) -> abc.DisposableBase:
@@ -96,28 +99,26 @@ class _Attempts(Generic[T]):
         return self._serial
 
     def _subscribe_attempt(self, *_: Any) -> None:
-        with self._lock:
-            if self._serial.is_disposed:
-                return
-        # The slot is installed before subscribing: a source that fails synchronously
-        # schedules the next attempt into the serial disposable from inside subscribe(), and
-        # that timer must not be replaced (and so cancelled) by this subscription afterwards.
-        slot = SingleAssignmentDisposable()
-        self._serial.disposable = slot
+        if self._serial.is_disposed:
+            return
         try:
             source = self._attempt()
         except Exception as exc:  # an attempt that raises failed at once
-            self._on_error(exc)
+            self.on_error(exc)
             return
-        slot.disposable = source.subscribe(
-            self._on_next, self._on_error, self._observer.on_completed
-        )
+        # The attempt's handle is in the slot before it is subscribed: a source that fails
+        # synchronously schedules the next attempt into the slot from inside subscribe(),
+        # and that timer must not be replaced (and so cancelled) by this subscription after.
+        sync.subscribe_inner(source, self, into=self._serial)
 
-    def _on_next(self, item: T) -> None:
+    def on_next(self, value: T) -> None:
         self._emitted = True
-        self._observer.on_next(item)
+        self._observer.on_next(value)
 
-    def _on_error(self, error: Exception) -> None:
+    def on_completed(self) -> None:
+        self._observer.on_completed()
+
+    def on_error(self, error: Exception) -> None:
         decision = None if self._emitted else self._decide(error)
         if decision is None:
             self._observer.on_error(error)
