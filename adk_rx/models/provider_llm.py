@@ -63,7 +63,11 @@ class ProviderLlm(BaseLlm):
         # Partials (one object each), not closures: the attempt is kept while the call waits.
         attempt = functools.partial(from_async, functools.partial(call, llm_request))
         return retrying(
-            [(self.model, attempt)], self.retry, scheduler=self.scheduler, on_retry=self.on_retry
+            [(self.model, attempt)],
+            self.retry,
+            scheduler=self.scheduler,
+            on_retry=self.on_retry,
+            later=True,  # each attempt is a task (from_async): it never answers at once
         )
 
     @abstractmethod

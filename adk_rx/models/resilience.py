@@ -38,7 +38,7 @@ from adk_rx.models.llm_response import LlmResponse
 from adk_rx.models.provider_errors import retry_after
 from adk_rx.rx import timer_scheduler
 from adk_rx.rx._engine import sync
-from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.awaitable import AwaitableObservable, LaterObservable
 from adk_rx.rx._engine.retry_decided import Retry, retry_decided
 
 __all__ = [
@@ -131,6 +131,7 @@ def retrying(
     scheduler: abc.SchedulerBase | None = None,
     on_retry: Callable[[RetryNotice], None] | None = None,
     rng: random.Random | None = None,
+    later: bool = False,
 ) -> Observable[LlmResponse]:
     """Runs the first attempt factory, retrying and then falling back along ``attempts``.
 
@@ -142,6 +143,9 @@ def retrying(
             :mod:`adk_rx.rx` (pass a ``TestScheduler`` for virtual time).
         on_retry: called with a :class:`RetryNotice` before each wait (e.g. to count retries).
         rng: the source of jitter.
+        later: every attempt hands its work off (a task, a worker), so the Observable never
+            answers while subscribed; it is then a ``LaterObservable``, which the step passes
+            on as it is instead of holding what it emits.
 
     Returns:
         A cold Observable. Giving up errors it with a ``ModelError`` that says how many
@@ -164,7 +168,7 @@ def retrying(
             retry_decided(plan.next_attempt, plan.decide, clock), observer, scheduler
         )
 
-    return AwaitableObservable(subscribe)
+    return LaterObservable(subscribe) if later else AwaitableObservable(subscribe)
 
 
 class _RetryPlan:
