@@ -84,6 +84,10 @@ class ChunkStream:
     ``from_async`` drives an async generator; ``from_thread`` a blocking generator on a
     worker. Both count what they produce and time their ``finally``.
 
+    With ``stall_after``, ``from_async`` stalls after that many chunks, as a network stream
+    waiting on its socket does, until it is cancelled: then only a cancellation that reaches
+    it ends it (and sets ``closed``).
+
     Attributes:
         produced: chunks handed out so far.
         closed: set when the generator's ``finally`` ran.
@@ -91,8 +95,9 @@ class ChunkStream:
         threads: names of the threads the chunks were produced on.
     """
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, stall_after: int | None = None) -> None:
         self.count = count
+        self.stall_after = stall_after
         self.produced = 0
         self.closed = threading.Event()
         self.closed_at = 0.0
@@ -116,6 +121,8 @@ class ChunkStream:
         async def chunks() -> AsyncIterator[LlmResponse]:
             try:
                 for _ in range(self.count):
+                    if self.produced == self.stall_after:
+                        await asyncio.Event().wait()  # stalled: only a cancellation ends it
                     yield self._chunk()
                     await asyncio.sleep(0)  # a real stream awaits its socket between chunks
                 yield self._final()

@@ -32,6 +32,7 @@ pytestmark = pytest.mark.timeout(30)
 
 SSE = RunConfig(streaming_mode=StreamingMode.SSE)
 CHUNKS = 10_000
+STALL = 50  # chunks a stalling stream hands out first: more than a consumer reads here
 
 
 class Receiver:
@@ -190,7 +191,11 @@ def test_dispose_during_a_slow_sync_tool_lets_it_stop_cooperatively() -> None:
 
 
 def test_leaving_run_early_cancels_the_invocation() -> None:
-    stream = ChunkStream(CHUNKS)
+    # The stream stalls after STALL chunks, so it is closed only if the cancellation reaches
+    # it. (Left to run, it could finish first: a producer on an event loop is never held back
+    # while the run's subscribe() on the iterator's thread still replays the chunks it held,
+    # and the close reaches the run only once that subscribe() returned.)
+    stream = ChunkStream(CHUNKS, stall_after=STALL)
     llm = ScriptedLlm([stream.from_async])
     runner = in_memory_runner(LlmAgent(name="writer", model=llm))
     new_session(runner)
@@ -202,9 +207,12 @@ def test_leaving_run_early_cancels_the_invocation() -> None:
         if index == 3:
             break
     events.close()  # type: ignore[attr-defined]
+    # The cancelled run released the session once its stop was recorded (on the iterator's
+    # thread, when the close reached the run only after that thread's subscribe() returned).
+    runner.when_idle(user_id="u1", session_id="s1").run()
 
-    assert stream.closed.wait(WAIT)
-    assert stream.produced < CHUNKS
+    assert stream.closed.wait(WAIT)  # cancelled: the stalled stream never ends by itself
+    assert stream.produced <= STALL
     _assert_cancelled_session(runner)
 
 
