@@ -59,11 +59,8 @@ class ProviderLlm(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> Observable[LlmResponse]:
         """Calls the provider; see :meth:`BaseLlm.generate_content` for the protocol."""
-        call = self._stream if stream else self._complete
-        # Partials (one object each), not closures: the attempt is kept while the call waits.
-        attempt = functools.partial(from_async, functools.partial(call, llm_request))
         return retrying(
-            [(self.model, attempt)],
+            [(self.model, _Attempt(self, llm_request, stream))],
             self.retry,
             scheduler=self.scheduler,
             on_retry=self.on_retry,
@@ -77,3 +74,20 @@ class ProviderLlm(BaseLlm):
     @abstractmethod
     def _stream(self, llm_request: LlmRequest) -> AsyncIterator[LlmResponse]:
         """One streamed call: ``partial=True`` chunks, then the aggregated answer."""
+
+
+class _Attempt:
+    """One try of a call: a task of the model's ``_complete`` or ``_stream``. One object
+    (not closures, partials and a bound method) kept for as long as the call waits."""
+
+    __slots__ = ("model", "request", "stream")
+
+    def __init__(self, model: ProviderLlm, request: LlmRequest, stream: bool) -> None:
+        self.model = model
+        self.request = request
+        self.stream = stream
+
+    def __call__(self) -> Observable[LlmResponse]:
+        model = self.model
+        call = model._stream if self.stream else model._complete  # pyright: ignore[reportPrivateUsage]
+        return from_async(functools.partial(call, self.request))
