@@ -30,7 +30,7 @@ __all__ = ["CHUNK_EVENT", "CallChunks", "ChunkCall", "chunk_event", "chunk_of"]
 class ChunkCall:
     """The fields every chunk of one model call shares (until the call's id changes)."""
 
-    __slots__ = ("actions", "author", "branch", "id", "invocation_id")
+    __slots__ = ("_json", "actions", "author", "branch", "id", "invocation_id")
 
     def __init__(
         self, id: str, author: str, invocation_id: str, branch: str | None, actions: EventActions
@@ -40,6 +40,29 @@ class ChunkCall:
         self.invocation_id = invocation_id
         self.branch = branch
         self.actions = actions
+        self._json: tuple[str, str] | None = None
+
+    def json_parts(self) -> tuple[str, str]:
+        """The JSON of a plain chunk's event around its content and timestamp, made once:
+        ``head + ',"content":' + content + tail + timestamp + '}'``."""
+        parts = self._json
+        if parts is None:
+            template = Event(
+                author=self.author,
+                invocation_id=self.invocation_id,
+                id=self.id,
+                branch=self.branch,
+                actions=self.actions,
+                partial=True,
+                timestamp=0.5,
+            ).to_json()
+            # The content goes right after the author (the fields' order); inside a JSON
+            # string a quote is escaped, so the first such key is the field's.
+            cut = template.index(',"invocationId":')
+            end = ',"timestamp":0.5}'
+            assert template.endswith(end)  # nothing after the timestamp: no such field set
+            parts = self._json = (template[:cut], template[cut : -len("0.5}")])
+        return parts
 
 
 def _from_response(name: str) -> Any:
@@ -50,6 +73,25 @@ def _from_response(name: str) -> Any:
 def _from_call(name: str) -> Any:
     """A field a chunk's event reads from the fields its call's chunks share."""
     return property(operator.attrgetter(f"_call.{name}"))
+
+
+_CHUNK_RESPONSE_FIELDS = (
+    "turn_complete",
+    "error_code",
+    "error_message",
+    "finish_reason",
+    "usage_metadata",
+    "interrupted",
+    "output_transcription",
+    "custom_metadata",
+    "model_version",
+    "grounding_metadata",
+    "citation_metadata",
+    "avg_logprobs",
+    "logprobs_result",
+)
+_RESPONSE_FIELDS = operator.attrgetter(*_CHUNK_RESPONSE_FIELDS)
+_NO_FIELDS = (None,) * len(_CHUNK_RESPONSE_FIELDS)
 
 
 class _Chunk(Event):
@@ -88,6 +130,16 @@ class _Chunk(Event):
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         # Built by its fields (``dataclasses.replace``, ``copy``, unpickling), it is an Event.
         return Event(*args, **kwargs)
+
+    def to_json(self) -> str:
+        """As :meth:`Event.to_json`; for a plain chunk (its response has no field but the
+        content and ``partial``) the fields its call's chunks share are serialised once, and
+        only its content and timestamp each time (an SSE server sends every chunk)."""
+        if _RESPONSE_FIELDS(self._response) != _NO_FIELDS:
+            return Event.to_json(self)
+        head, tail = self._call.json_parts()
+        content = self.content.model_dump_json(by_alias=True, exclude_none=True)  # pyright: ignore[reportOptionalMemberAccess]
+        return f'{head},"content":{content}{tail}{self.timestamp!r}}}'
 
 
 class _Building(Event):

@@ -151,3 +151,36 @@ def test_a_run_of_chunks_is_made_in_one_call_and_stops_at_the_first_other_respon
     one = chunks.of(chunk("c"))
     assert stop == 4 and len(rest) == 1 and one is not None
     assert full_twin(rest[0]) == dataclasses.replace(full_twin(one), timestamp=rest[0].timestamp)
+
+
+JSON_CHUNKS = {
+    "text": (chunk("Hel"), "helper", None, EventActions()),
+    "quoted unicode": (chunk('sé "q" \\n'), 'a "b" é', "root.é", EventActions()),
+    "bytes and thought": (
+        LlmResponse(
+            content=types.Content(
+                role="model",
+                parts=[
+                    types.Part(inline_data=types.Blob(mime_type="audio/pcm", data=b"\x00\xff")),
+                    types.Part(text="hm", thought=True),
+                ],
+            ),
+            partial=True,
+        ),
+        "helper",
+        "root",
+        EventActions(state_delta={"k": [1, "é"]}),
+    ),
+    "with metadata": (RICH, "helper", None, EventActions()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JSON_CHUNKS))
+def test_a_chunk_event_serialises_as_the_event_with_its_fields(name: str) -> None:
+    response, author, branch, actions = JSON_CHUNKS[name]
+    chunks = CallChunks(ResponseIds(), author, "e-1", branch, actions)
+    event = chunks.of(response)
+    assert event is not None
+    for _ in range(2):  # the shared part is made once, then reused
+        assert event.to_json() == full_twin(event).to_json()
+    assert Event.from_json(event.to_json()) == event
