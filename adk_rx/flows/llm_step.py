@@ -10,7 +10,6 @@ on-model-error (a response recovers), after-model (a response replaces each one)
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import reactivex as rx
@@ -229,6 +228,10 @@ def _call_model_counted(
     has_after = answered is None and has_callbacks(
         plugins, "after_model_callback", agent.after_model_callback
     )
+    has_on_error = has_callbacks(plugins, "on_model_error_callback", agent.on_model_error_callback)
+    # With no model callback at all, the model's error only needs wrapping: the last stage
+    # does it as it passes the error on (no recovery stage around the call).
+    plain = not (has_before or has_after or has_on_error)
     call = _ModelCall(agent, ctx, request)
     if has_before:
         cc = call.cc()
@@ -247,24 +250,22 @@ def _call_model_counted(
             ),
         )
     else:
-        responses = call.responses(answered, has_after)
+        responses = call.responses(answered, has_after, recover=not plain)
     chunks = None
-    if (
-        ctx.run_config.streaming_mode is not StreamingMode.NONE
-        and not has_before
-        and not has_after
-        and not has_callbacks(plugins, "on_model_error_callback", agent.on_model_error_callback)
-    ):
+    if plain and ctx.run_config.streaming_mode is not StreamingMode.NONE:
         chunks = _call_chunks(agent, ctx, call, call.cc())
-    return concat_map_direct(call, direct=None if chunks is None else chunks.of)(responses)
+    return concat_map_direct(
+        call,
+        direct=None if chunks is None else chunks.of,
+        map_error=call.model_error if plain else None,
+    )(responses)
 
 
 class _ModelCall(ResponseIds):
     """One model call's state, for as long as its answer is awaited: the response ids it
     gives out, and (called with each response) its post-processing.
 
-    One slotted object, where closures would keep six cells, two functions and their
-    tuples alive for every waiting call; its CallbackContext is made only when a callback
+    One slotted object, not closures; its CallbackContext is made only when a callback
     or a streamed chunk needs one (otherwise nothing can write to its actions).
     """
 
@@ -286,10 +287,10 @@ class _ModelCall(ResponseIds):
         return cc
 
     def responses(
-        self, answered: Observable[LlmResponse] | None, has_after: bool
+        self, answered: Observable[LlmResponse] | None, has_after: bool, recover: bool = True
     ) -> Observable[LlmResponse]:
-        """The model's answer (``answered``, or a new call), with the error and after-model
-        callbacks around it."""
+        """The model's answer (``answered``, or a new call), with the error (when
+        ``recover``) and after-model callbacks around it."""
         agent, ctx, request = self.agent, self.ctx, self.request
         trace = ctx.trace
         if trace is None:
@@ -298,7 +299,8 @@ class _ModelCall(ResponseIds):
             responses = trace.call_llm(
                 agent, request, self.generate if answered is None else lambda: answered
             )
-        responses = sync.resume_on_error(self.recover)(responses)
+        if recover:
+            responses = sync.resume_on_error(self.recover)(responses)
         if has_after:
             responses = responses.pipe(
                 ops.concat_map(lambda r: _after_model(agent, ctx, self.cc(), r))
@@ -313,9 +315,21 @@ class _ModelCall(ResponseIds):
         except Exception as exc:
             return rx.throw(exc)
 
+    def model_error(self, exc: Exception) -> Exception:
+        """The model's failure as the step reports it (a ModelError, unless adk_rx's own)."""
+        if isinstance(exc, AdkRxError):
+            return exc
+        agent = self.agent
+        wrapped = ModelError(
+            f"model {agent.canonical_model.model!r} of agent {agent.name!r} failed: "
+            f"{type(exc).__name__}: {exc}"
+        )
+        wrapped.__cause__ = exc
+        return wrapped
+
     def recover(self, exc: Exception) -> Observable[LlmResponse]:
         """The model's error, through the on-model-error callbacks."""
-        return _on_model_error(self.agent, self.ctx, self.cc, self.request, exc)
+        return _on_model_error(self, exc, self.model_error(exc))
 
     def __call__(self, response: LlmResponse) -> Observable[Event]:
         actions = None if self._cc is None else self._cc.actions
@@ -333,26 +347,12 @@ def _check_response(hook: str) -> Any:
     return check
 
 
-def _on_model_error(
-    agent: LlmAgent,
-    ctx: InvocationContext,
-    make_cc: Callable[[], CallbackContext],
-    request: LlmRequest,
-    exc: Exception,
-) -> Observable[LlmResponse]:
-    if not isinstance(exc, AdkRxError):
-        wrapped = ModelError(
-            f"model {agent.canonical_model.model!r} of agent {agent.name!r} failed: "
-            f"{type(exc).__name__}: {exc}"
-        )
-        wrapped.__cause__ = exc
-        error: Exception = wrapped
-    else:
-        error = exc
+def _on_model_error(call: _ModelCall, exc: Exception, error: Exception) -> Observable[LlmResponse]:
+    agent, ctx, request = call.agent, call.ctx, call.request
     plugins = ctx.services.plugins
     if not has_callbacks(plugins, "on_model_error_callback", agent.on_model_error_callback):
         return rx.throw(error)
-    cc = make_cc()
+    cc = call.cc()
     return callback_chain(
         plugins,
         "on_model_error_callback",

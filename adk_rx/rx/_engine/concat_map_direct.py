@@ -71,6 +71,7 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
         "_held",
         "_inner",
         "_lock",
+        "_map_error",
         "_mapper",
         "_observer",
         "_on_arrival",
@@ -90,8 +91,10 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
         drain_on: type[Exception] | None = None,
         direct: Callable[[T], R | None] | None = None,
         passes: type[Any] | None = None,
+        map_error: Callable[[Exception], Exception] | None = None,
     ) -> None:
         self._observer = observer
+        self._map_error = map_error
         self._direct = direct
         self._passes = passes
         self._drain_on = drain_on
@@ -142,6 +145,8 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
         self._drain(item)
 
     def on_error(self, error: Exception) -> None:
+        if self._map_error is not None:
+            error = self._map_error(error)
         drain_on = self._drain_on
         if drain_on is None or not isinstance(error, drain_on):
             self._fail(error)
@@ -253,6 +258,7 @@ def concat_map_direct(
     drain_on: type[Exception] | None = None,
     direct: Callable[[T], R | None] | None = None,
     passes: type[Any] | None = None,
+    map_error: Callable[[Exception], Exception] | None = None,
 ) -> Callable[[Observable[T]], Observable[R]]:
     """Maps each item to an Observable and concatenates them, in order.
 
@@ -265,6 +271,7 @@ def concat_map_direct(
             mapper); on_arrival is not called for an item it maps.
         passes: the type of the items that need no work: the mapper would emit them as
             they are and on_arrival ignores them.
+        map_error: what a source error becomes before it is passed on (or drained on).
 
     Returns:
         The operator.
@@ -275,7 +282,7 @@ def concat_map_direct(
             observer: abc.ObserverBase[R], scheduler: abc.SchedulerBase | None = None
         ) -> abc.DisposableBase:
             sink: _Sink[T, R] = _Sink(
-                observer, mapper, on_arrival, scheduler, drain_on, direct, passes
+                observer, mapper, on_arrival, scheduler, drain_on, direct, passes, map_error
             )
             # Inside this operator's guarded subscribe: the upstream needs no wrapper layer.
             # Its items go straight to the sink, which drops late ones itself (see on_next).
