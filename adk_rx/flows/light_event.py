@@ -250,10 +250,12 @@ class CallChunks:
         """The events of the plain streamed chunks from ``responses[start]`` on (each as
         :meth:`of` makes it), and the index of the first response that is not one.
 
-        One call for a run of chunks: a model that answered at once has them all here."""
+        One call for a run of chunks: a model that answered at once has them all here, so
+        they share the timestamp of their arrival."""
         events: list[Event] = []
         append = events.append
         call = self._current()  # no complete response comes between two chunks of a run
+        now = _now()
         end = len(responses)
         index = start
         while index < end:
@@ -276,7 +278,7 @@ class CallChunks:
             event._response = response
             event._call = call
             event.content = content  # pyright: ignore[reportAttributeAccessIssue]
-            event.timestamp = _now()  # pyright: ignore[reportAttributeAccessIssue]
+            event.timestamp = now  # pyright: ignore[reportAttributeAccessIssue]
             event.__class__ = _Chunk  # pyright: ignore[reportAttributeAccessIssue]
             append(event)
             index += 1
