@@ -16,7 +16,7 @@ import dataclasses
 import json
 import operator
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from random import getrandbits
 from typing import Annotated, Any, ClassVar
@@ -41,26 +41,30 @@ __all__ = [
 ]
 
 
-class _EmptyMapping(Mapping[str, Any]):
-    """A shared, hashable, read-only empty mapping: the default of every action map."""
+class _EmptyMapping(dict[str, Any]):
+    """A shared, hashable, read-only empty mapping: the default of every action map.
 
-    def __getitem__(self, key: str) -> Any:
-        raise KeyError(key)
+    A dict, so that its truth test (``if actions.state_delta:``, three per stored event) is
+    C code rather than a Python ``__len__`` call; every method that would change it raises.
+    """
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
+    __slots__ = ()
 
-    def __len__(self) -> int:
-        return 0
+    def _read_only(self, *_: Any, **__: Any) -> Any:
+        raise TypeError("the default action map is shared and read-only")
 
-    def __hash__(self) -> int:
+    __setitem__ = __delitem__ = __ior__ = _read_only
+    clear = pop = popitem = _read_only
+    setdefault = update = _read_only  # pyright: ignore[reportAssignmentType]
+
+    def __hash__(self) -> int:  # pyright: ignore[reportIncompatibleVariableOverride]
         return 0
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Mapping) and not other
 
-    def __repr__(self) -> str:
-        return "{}"
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
 
 
 _EMPTY: Mapping[str, Any] = _EmptyMapping()
