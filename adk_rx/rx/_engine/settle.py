@@ -48,6 +48,12 @@ HELD_AT_MOST = 8
 """Items a producer on another thread may emit before the step takes over; then it waits."""
 
 _NOOP = Disposable()
+
+
+def _drop(_: Any) -> None:
+    pass
+
+
 _COMPLETED = object()
 
 
@@ -63,13 +69,15 @@ _THREAD_TRAMPOLINE: Any = CurrentThreadSchedulerSingleton._local  # pyright: ign
 
 
 class _Held(abc.ObserverBase[Any], abc.DisposableBase):
-    """Holds what the source emits until a subscriber takes over, then forwards it."""
+    """Holds what the source emits until a subscriber takes over; then the source's items go
+    to the subscriber's ``on_next`` itself."""
 
     __slots__ = (
         "downstream",
         "held",
         "is_stopped",
         "lock",
+        "on_next",
         "owner",
         "replaying",
         "room",
@@ -98,8 +106,12 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         # it is held with no lock, as nobody can take over before the subscribe returned.
         self.subscribing: object = None
         self.room: threading.Condition | None = None  # made when a producer first waits
+        # What the source calls with an item: _hold until a subscriber took over, then the
+        # subscriber's own on_next (no frame of this object's per item), and a function that
+        # drops the item once stopped.
+        self.on_next: Any = self._hold
 
-    def on_next(self, value: Any) -> None:
+    def _hold(self, value: Any) -> None:
         downstream = self.downstream
         if downstream is None:
             if _THREAD_TRAMPOLINE.tramp is self.subscribing:  # a source emitting as subscribed
@@ -146,6 +158,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         self._end(_COMPLETED)
 
     def _end(self, terminal: Any) -> None:
+        self.on_next = _drop
         downstream = self.downstream
         if downstream is None:
             with self.lock:
@@ -157,6 +170,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         if self.is_stopped:
             return
         self.is_stopped = True
+        self.on_next = _drop  # again: a take-over in between may have set it
         if terminal is _COMPLETED:
             downstream.on_completed()
         else:
@@ -175,6 +189,8 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                 terminal = self.terminal
                 if not held and terminal is None:
                     self.downstream = observer
+                    if not self.is_stopped:
+                        self.on_next = observer.on_next
                     self.replaying = None
                     if self.room is not None:  # producers wait for a taker: released
                         self.room.notify_all()
@@ -194,6 +210,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                 return
 
     def dispose(self) -> None:
+        self.on_next = _drop
         self.is_stopped = True
         room = self.room
         if room is not None:  # a producer may wait for a taker: it is released
