@@ -72,7 +72,7 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     if type(built) is not SyncObservable:
         ended = yield built.pipe(concat_map_direct(lambda req: _call_model(agent, ctx, req)))
         return ended or last
-    request = built.items_now()[0]
+    request = (built.values or built.items_now())[0]
     ctx.increment_llm_call_count()
     answered = _answer(agent, ctx, request)
     if type(answered) is not SyncObservable:
@@ -81,7 +81,9 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         call = [_call_model_counted(agent, ctx, request, answered)]
         del built, answered
         return (yield call.pop()) or last
-    responses = answered.items_now()
+    responses = answered.values
+    if responses is None:
+        responses = answered.items_now()
     cc = CallbackContext(ctx)
     tools = request.tools_dict
     ids = ResponseIds()

@@ -21,7 +21,7 @@ from adk_rx.flows.output_schema import apply_output_schema
 from adk_rx.flows.request_layout import lay_out_request
 from adk_rx.flows.transfer import transfer_instruction
 from adk_rx.models.llm_request import LlmRequest
-from adk_rx.rx._engine.sync import just
+from adk_rx.rx._engine.sync import SyncObservable, just
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.toolset import toolset_tools
 
@@ -95,34 +95,29 @@ def build_request(agent: LlmAgent, ctx: InvocationContext) -> Observable[LlmRequ
     """The next request of ``agent``, built now: a SyncObservable of it when nothing needed
     I/O, else a Single that finishes it (an error building it errors the stream)."""
     try:
-        return _build(agent, ctx)
+        contents = build_contents(ctx.session, agent.name, ctx.branch, agent.include_contents)
+        model = agent._resolved_model or agent.canonical_model  # pyright: ignore[reportPrivateUsage]
+        request = LlmRequest.deferred(model.model, contents, agent.generate_content_config)
+        fixed = _fixed(agent)
+        sources, extra = fixed.sources, fixed.extra
+        if agent.code_executor is not None:
+            prepare_code_request(agent, request)
+        if agent.output_schema is not None:
+            apply_output_schema(agent, ctx, request)
+        if fixed.plain:
+            if fixed.untemplated:
+                texts = sources
+            else:
+                texts = [inject_state(s, ctx.session.state, agent.name) for s in sources]
+            lay_out_request(agent, ctx, request, texts, extra)
+            pending = _apply_tools(agent, ctx, request)
+            return SyncObservable((request,)) if pending is None else pending
+        return rx.concat(*(resolve_instruction(s, ctx) for s in sources)).pipe(
+            ops.to_list(),
+            ops.flat_map(lambda texts: _finish(agent, ctx, request, texts, extra)),
+        )
     except Exception as exc:
         return rx.throw(exc)
-
-
-def _build(agent: LlmAgent, ctx: InvocationContext) -> Observable[LlmRequest]:
-    contents = build_contents(ctx.session, agent.name, ctx.branch, agent.include_contents)
-    request = LlmRequest.deferred(
-        agent.canonical_model.model, contents, agent.generate_content_config
-    )
-    fixed = _fixed(agent)
-    sources, extra = fixed.sources, fixed.extra
-    if agent.code_executor is not None:
-        prepare_code_request(agent, request)
-    if agent.output_schema is not None:
-        apply_output_schema(agent, ctx, request)
-    if fixed.plain:
-        if fixed.untemplated:
-            texts = sources
-        else:
-            texts = [inject_state(s, ctx.session.state, agent.name) for s in sources]
-        lay_out_request(agent, ctx, request, texts, extra)
-        pending = _apply_tools(agent, ctx, request)
-        return just(request) if pending is None else pending
-    return rx.concat(*(resolve_instruction(s, ctx) for s in sources)).pipe(
-        ops.to_list(),
-        ops.flat_map(lambda texts: _finish(agent, ctx, request, texts, extra)),
-    )
 
 
 def _finish(
