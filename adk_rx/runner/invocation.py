@@ -147,11 +147,15 @@ class Invocation(abc.DisposableBase):
     def _finish_completed(self) -> None:
         # Completion is reported before the session's next queued run may start, so
         # subscribers hear about runs in the order the runs happened.
-        self.trace.end("ok")
+        if self.trace is not NO_TRACE:
+            self.trace.end("ok")
         try:
             self.observer.on_completed()
         finally:
-            self._compact_then_release()
+            if self.services.app.events_compaction_config is None:
+                self._release()
+            else:
+                self._compact_then_release()
 
     def _compact_then_release(self) -> None:
         # Compaction runs once the invocation's events are out; the session's next run waits

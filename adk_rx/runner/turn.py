@@ -38,7 +38,7 @@ from adk_rx.runner.request import TurnRequest
 from adk_rx.runner.services import TurnServices
 from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx._engine import sync
-from adk_rx.rx._engine.stage_chain import StageChain
+from adk_rx.rx._engine.stage_chain import RunState, StageChain
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
 from adk_rx.telemetry.runner_telemetry import NoTrace
@@ -122,12 +122,32 @@ class _Opening:
         # processes' runs on this session from interleaving; the session is read only then.
         self.turn.turn_lock = turn_lock
         services, request = self.services, self.request
-        self.chain.step(
-            lambda: services.session_service.get_session(
+        try:
+            session = services.session_service.get_session(
                 app_name=services.app_name, user_id=request.user_id, session_id=request.session_id
-            ),
-            self.found,
-        )
+            )
+        except Exception as exc:
+            self.chain.fail(exc)
+            return
+        self._go_on(session, self.found)
+
+    def _go_on(self, source: Observable[Any], then: Callable[[Any], None]) -> None:
+        """``then(source's last item)``: at once when the source is already here (what the
+        chain's stage would do, without one), else once the chain's stage completed."""
+        chain = self.chain
+        if type(source) is not sync.SyncObservable:
+            chain.step(lambda: source, then)
+            return
+        if chain.state is not RunState.RUNNING:
+            return
+        try:
+            values = source.values
+            if values is None:
+                values = source.items_now()
+            if chain.state is RunState.RUNNING:
+                then(values[-1] if values else None)
+        except Exception as exc:
+            chain.fail(exc)
 
     def found(self, session: Session | None) -> None:
         if session is not None:
@@ -237,7 +257,7 @@ class _Opening:
             actions=EventActions(state_delta=dict(delta)) if delta else EMPTY_ACTIONS,
         )
         ctx.session.mark_applied(event)
-        self.chain.step(lambda: writer.persist(event), self.stored)
+        self._go_on(writer.persist(event), self.stored)
 
     def stored(self, _: Any) -> None:
         self.turn.user_stored = True
