@@ -92,8 +92,9 @@ class InvocationContext:
         new.live_request_queue = self.live_request_queue
         new.resume = self.resume
         new.node_call = self.node_call
-        for name, value in changes.items():
-            setattr(new, name, value)
+        if changes:
+            for name, value in changes.items():
+                setattr(new, name, value)
         return new
 
     @property

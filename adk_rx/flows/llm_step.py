@@ -66,7 +66,7 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         signed_in = resume_credentials(agent, ctx)
         if signed_in is not None:
             last = (yield signed_in) or last
-    if ctx.end_invocation or ctx.cancelled:
+    if ctx.end_invocation or ctx.shared.cancelled:
         return last
     built = build_request(agent, ctx)
     if type(built) is not SyncObservable:
@@ -157,7 +157,8 @@ def _answer(
         return None  # (has_callbacks, without a call per hook)
     stream = ctx.run_config.streaming_mode is not StreamingMode.NONE
     try:
-        return settle(agent.canonical_model.generate_content(request, stream=stream))
+        model = agent._resolved_model or agent.canonical_model  # pyright: ignore[reportPrivateUsage]
+        return settle(model.generate_content(request, stream=stream))
     except Exception as exc:
         return rx.throw(exc)
 

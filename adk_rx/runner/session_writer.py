@@ -75,8 +75,11 @@ class SessionWriter:
                 answered = appended.items_now()
             except Exception as exc:
                 return rx.throw(exc)
-            for one in answered:
-                self._track(one)
+            track, stored = self.open_calls.track, self.stored
+            for one in answered:  # (as _track, without a call per event)
+                track(one)
+                if stored is not None:
+                    stored.mark(one.id)
             return appended if appended.values is not None else SyncObservable(answered)
         append: PendingResult[Event] = PendingResult(self._track)
         # Inside the invocation's guarded subscription: no wrapper layer; the append is not

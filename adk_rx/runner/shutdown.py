@@ -27,7 +27,11 @@ class _Run(Protocol):
 
 
 class RunTracker:
-    """The runs of one Runner that are waiting or running, and whether it still takes runs."""
+    """The runs of one Runner that are waiting or running, and whether it still takes runs.
+
+    Attributes:
+        cancelling: True once :meth:`close` cancels the runs left: a queued run must not start.
+    """
 
     def __init__(self) -> None:
         # A plain lock under the condition: admit() and finished() run twice per run and
@@ -36,17 +40,12 @@ class RunTracker:
         self._changed = threading.Condition(self._lock)
         self._active: set[_Run] = set()
         self._closed = False
-        self._cancelling = False
+        self.cancelling = False  # an attribute, not a property: every run reads it as it starts
 
     @property
     def closed(self) -> bool:
         """True once :meth:`close` began."""
         return self._closed
-
-    @property
-    def cancelling(self) -> bool:
-        """True once :meth:`close` cancels the runs left: a queued run must not start."""
-        return self._cancelling
 
     def admit(self, run: _Run) -> bool:
         """Counts ``run`` in; False when the Runner is closed (the run must not start)."""
@@ -69,7 +68,7 @@ class RunTracker:
         with self._changed:
             self._closed = True
             self._wait_idle(timeout)
-            self._cancelling = True
+            self.cancelling = True
             left = list(self._active)
         for run in left:
             run.shut_down()

@@ -215,7 +215,11 @@ class _Opening:
         if request.message is None:  # live: no message up front; the queue brings the turns
             self.store_user(None)
             return
-        message = _user_message_hooks(services, ctx, request.message)
+        message = None
+        if "on_user_message_callback" in services.plugins.hooks or (
+            run_config.save_input_blobs_as_artifacts
+        ):
+            message = _user_message_hooks(services, ctx, request.message)
         if message is None:
             self.store_user(request.message)
             return
