@@ -77,7 +77,7 @@ def plain_turn(
         or agent.after_agent_callback
         or agent.mode == "task"
         or agent.output_schema is not None
-        or not _TURN_HOOKS.isdisjoint(services.plugins.hooks)
+        or (services.plugins.hooks and not _TURN_HOOKS.isdisjoint(services.plugins.hooks))
     ):
         return None
     return PlainTurn(services, ctx, writer, agent)

@@ -25,20 +25,21 @@ class OpenCalls:
     the next model request never carries a call without an answer.
 
     Attributes:
+        by_id: each open call's (name, author, branch), by call id.
         last_author: the agent in charge, which authors the stop record: the agent the
             invocation started with, then the author of each stored agent event, or the
             agent it transferred to (so a stop right after a transfer keeps the
             conversation with the new agent).
     """
 
-    __slots__ = ("_open", "last_author")
+    __slots__ = ("by_id", "last_author")
 
     def __init__(self) -> None:
-        self._open: dict[str, tuple[str, str, str | None]] = {}
+        self.by_id: dict[str, tuple[str, str, str | None]] = {}
         self.last_author: str | None = None
 
     def __bool__(self) -> bool:
-        return bool(self._open)
+        return bool(self.by_id)
 
     def track(self, event: Event) -> None:
         """Takes note of a stored event's calls and responses."""
@@ -51,15 +52,15 @@ class OpenCalls:
         for part in content.parts:
             call = part.function_call
             if call is not None and call.id and call.id not in long_running:
-                self._open[call.id] = (call.name or "", event.author, event.branch)
+                self.by_id[call.id] = (call.name or "", event.author, event.branch)
             response = part.function_response
             if response is not None and response.id:
-                self._open.pop(response.id, None)
+                self.by_id.pop(response.id, None)
 
     def answers(self, invocation_id: str, reason: str) -> list[Event]:
         """One function-response event per (author, branch) for the calls still open."""
         grouped: dict[tuple[str, str | None], list[types.Part]] = {}
-        for call_id, (name, author, branch) in self._open.items():
+        for call_id, (name, author, branch) in self.by_id.items():
             grouped.setdefault((author, branch), []).append(
                 types.Part(
                     function_response=types.FunctionResponse(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from adk_rx.agents.base import BaseAgent
-from adk_rx.events import Event
 from adk_rx.sessions.rewind import live_events
 from adk_rx.sessions.session import Session
 
@@ -20,7 +19,13 @@ def agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
     events = session.events
     if _has_rewind(session):
         events = live_events(events)
-    if events and events[-1].author == "user" and _answers(events[-1]):
+    answers = False  # the last event is a user's message that answers calls (rarely)
+    if events and events[-1].author == "user" and (content := events[-1].content) is not None:
+        for part in content.parts or ():
+            if part.function_response is not None:
+                answers = True
+                break
+    if answers:
         responses = events[-1].get_function_responses()
         if responses:
             ids = {r.id for r in responses}
@@ -36,15 +41,6 @@ def agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
         if agent is not None and agent.may_take_next_turn():
             return agent
     return root
-
-
-def _answers(event: Event) -> bool:
-    """The event holds a function response (a user's message rarely does)."""
-    content = event.content
-    for part in content.parts or () if content is not None else ():
-        if part.function_response is not None:
-            return True
-    return False
 
 
 _REWINDS = ("routing", "rewinds")
