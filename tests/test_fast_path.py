@@ -222,6 +222,19 @@ def test_both_paths_give_the_same_events_and_stored_session(name: str, model: st
     assert rx_path[3] in ([], ["other"])
 
 
+@pytest.mark.parametrize("threaded", [False, True])
+@pytest.mark.parametrize("model", MODELS)
+def test_an_error_comes_after_every_event_stored_before_it(model: str, threaded: bool) -> None:
+    # The store answers on another thread, so the step runs ahead of the appends and the model
+    # fails while its call and response still wait for theirs: both are emitted, then the error.
+    emitted, error, stored, _ = _run(
+        _model_error, threaded=threaded, model=model, threaded_store=True
+    )
+    assert error is not None and error.endswith("ValueError: model down")
+    assert emitted == stored[1:-1]  # all but the user's message and the state line
+    assert len(emitted) == 2
+
+
 @pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("stop_after", [1, 2, 3])
 def test_cancelling_after_k_events_leaves_the_same_session_on_both_paths(
@@ -415,10 +428,6 @@ def _both(name: str, model: str, edges: tuple[bool, bool], stop_after: int | Non
 def test_the_runners_driver_gives_the_generic_bodys_run(
     name: str, model: str, edges: tuple[bool, bool], generic_body: Callable[[], None]
 ) -> None:
-    if name == "model error" and edges == (False, True):
-        # The steps run ahead of a slow store: a model that fails at once overtakes the events
-        # still waiting for their append, which are then not emitted (on either path), a race.
-        pytest.skip("which events the error overtakes depends on the store's thread")
     driven = _both(name, model, edges)
     generic_body()
     assert driven[:3] == _both(name, model, edges)[:3]

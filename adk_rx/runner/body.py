@@ -17,7 +17,7 @@ from reactivex import operators as ops
 
 from adk_rx.agents.base import BaseAgent
 from adk_rx.context import InvocationContext
-from adk_rx.errors import BudgetExceededError, ConfigurationError
+from adk_rx.errors import ConfigurationError
 from adk_rx.events import Event
 from adk_rx.flows.light_event import CHUNK_EVENT
 from adk_rx.live.flow import run_live_agent
@@ -96,8 +96,10 @@ def written(
     events = concat_map_direct(
         store_and_hook if hooked else store,
         on_arrival=writer.apply,
-        # A budget stop keeps what the run produced before it (the calls it refused too).
-        drain_on=BudgetExceededError,
+        # An error ends the run only after what the run produced before it is stored and
+        # emitted (a budget stop keeps the calls it refused too): a step that ran ahead of a
+        # slow store must not drop the events still waiting for their append.
+        drain_on=Exception,
         # A streamed chunk's light event (neither applied nor stored), with no plugin to
         # show it to, goes on as a plain call.
         passes=None if hooked else CHUNK_EVENT,
