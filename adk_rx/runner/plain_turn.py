@@ -41,7 +41,7 @@ from adk_rx.runner.body import written
 from adk_rx.runner.request import TurnRequest
 from adk_rx.runner.services import TurnServices
 from adk_rx.runner.session_writer import SessionWriter
-from adk_rx.rx._engine.generator_stage import Steps, from_generator
+from adk_rx.rx._engine.generator_stage import Steps, closed, from_generator
 from adk_rx.rx._engine.stage_chain import RunState, StageChain
 from adk_rx.rx._engine.sync import SyncObservable
 
@@ -197,14 +197,8 @@ class PlainTurn(abc.DisposableBase):
         chain.step(lambda: rest, then, emit)
 
     def _close(self) -> None:
-        generator = self._generator
-        if generator is None:
-            return
-        try:
-            generator.close()  # runs its finally blocks
-        except ValueError:
-            return  # running on another thread: that thread sees ``disposed`` and closes it
-        self._generator = None
+        if self._generator is not None and closed(self._generator):
+            self._generator = None
 
     def dispose(self) -> None:
         """Stops the loop before its next event and closes the generator."""

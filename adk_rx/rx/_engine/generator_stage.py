@@ -40,7 +40,7 @@ from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
-__all__ = ["Steps", "from_generator"]
+__all__ = ["Steps", "closed", "from_generator"]
 
 T = TypeVar("T")
 
@@ -186,14 +186,8 @@ class _Driver(abc.DisposableBase, Generic[T]):
     on_completed = _completed
 
     def _close(self) -> None:
-        generator = self._generator
-        if generator is None:
-            return
-        try:
-            generator.close()  # runs its finally blocks
-        except ValueError:
-            return  # running on another thread: that thread sees ``disposed`` and closes it
-        self._generator = None
+        if self._generator is not None and closed(self._generator):
+            self._generator = None
 
     def dispose(self) -> None:
         self.disposed = True
@@ -203,3 +197,13 @@ class _Driver(abc.DisposableBase, Generic[T]):
 
 _SUBSCRIBING = object()
 _RUNNING = object()
+
+
+def closed(generator: Generator[Any, Any, Any]) -> bool:
+    """Closes ``generator`` (its finally blocks run); False when it is running on another
+    thread, which sees its owner disposed and closes it."""
+    try:
+        generator.close()
+    except ValueError:
+        return False
+    return True
