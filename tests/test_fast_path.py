@@ -167,15 +167,17 @@ def _run(
     model: str = "scripted",
     threaded_store: bool | None = None,
     run_config: RunConfig | None = None,
+    pool_tools: bool | None = None,
 ) -> tuple[list[str], str | None, list[str], list[str]]:
     """(emitted events, error, stored events, threads that delivered) of one turn; the
-    store's appends on another thread with ``threaded_store`` (default: ``threaded``)."""
+    store's appends on another thread with ``threaded_store``, tools on the I/O pool with
+    ``pool_tools`` (both default to ``threaded``)."""
 
     def llm(script: list[Any]) -> BaseLlm:
         made = ScriptedLlm(script) if model == "scripted" else _UserLlm(script, model)
         return ThreadedLlm(made) if threaded else made
 
-    agent = build(not threaded, llm)
+    agent = build(not (threaded if pool_tools is None else pool_tools), llm)
     threaded_store = threaded if threaded_store is None else threaded_store
     service = _ThreadedStore() if threaded_store else InMemorySessionService()
     runner = Runner(app_name="app", agent=agent, session_service=service, io_scheduler=POOL)
@@ -406,16 +408,28 @@ DRIVER_SCENARIOS = {
     "missing transfer target": _missing_target,
 }
 RUN_CONFIGS = {"budget": RunConfig(max_llm_calls=2)}
-# (model on another thread, store appends on another thread): every hand-over point
-EDGES = [(False, False), (True, True), (False, True), (True, False)]
+# (model on another thread, store appends on another thread, tools on the I/O pool): every
+# point where the driver waits and resumes, or a sink takes over its writes
+EDGES = [
+    (False, False, False),
+    (True, True, True),
+    (False, True, False),
+    (True, False, True),
+    (False, False, True),
+    (False, True, True),
+    (True, False, False),
+]
 
 
-def _both(name: str, model: str, edges: tuple[bool, bool], stop_after: int | None = None) -> Any:
-    threaded, threaded_store = edges
+def _both(
+    name: str, model: str, edges: tuple[bool, bool, bool], stop_after: int | None = None
+) -> Any:
+    threaded, threaded_store, pool_tools = edges
     return _run(
         DRIVER_SCENARIOS[name],
         threaded=threaded,
         threaded_store=threaded_store,
+        pool_tools=pool_tools,
         model=model,
         stop_after=stop_after,
         run_config=RUN_CONFIGS.get(name),
@@ -426,7 +440,7 @@ def _both(name: str, model: str, edges: tuple[bool, bool], stop_after: int | Non
 @pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("name", sorted(DRIVER_SCENARIOS))
 def test_the_runners_driver_gives_the_generic_bodys_run(
-    name: str, model: str, edges: tuple[bool, bool], generic_body: Callable[[], None]
+    name: str, model: str, edges: tuple[bool, bool, bool], generic_body: Callable[[], None]
 ) -> None:
     driven = _both(name, model, edges)
     generic_body()
@@ -437,7 +451,7 @@ def test_the_runners_driver_gives_the_generic_bodys_run(
 @pytest.mark.parametrize("stop_after", [1, 2, 3])
 @pytest.mark.parametrize("name", ["tools", "output key"])
 def test_the_runners_driver_stops_at_event_k_as_the_generic_body(
-    name: str, stop_after: int, edges: tuple[bool, bool], generic_body: Callable[[], None]
+    name: str, stop_after: int, edges: tuple[bool, bool, bool], generic_body: Callable[[], None]
 ) -> None:
     driven = _both(name, "scripted", edges, stop_after)
     generic_body()
@@ -508,3 +522,85 @@ def test_a_plain_turn_is_driven_by_the_runner_and_a_hooked_one_is_not(
             ops.to_list()
         ).run()
     assert chosen == [True, False]
+
+
+class _GatedLlm(BaseLlm):
+    """Answers its script on another thread once ``gate`` opens; ``asked`` is set when a call
+    waits there."""
+
+    def __init__(self, script: list[Any], gate: threading.Event, asked: threading.Event) -> None:
+        super().__init__(model="gated")
+        self.inner, self.gate, self.asked = ScriptedLlm(script), gate, asked
+
+    def generate_content(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> Observable[LlmResponse]:
+        answer = self.inner.generate_content(llm_request, stream)
+
+        def wait_then(observer: Any, _: Any = None) -> Disposable:
+            def answer_later() -> None:
+                self.asked.set()
+                self.gate.wait(WAIT)
+                answer.subscribe(observer)
+
+            threading.Thread(target=answer_later).start()
+            return Disposable()
+
+        return rx.create(wait_then)
+
+
+@pytest.mark.parametrize("waiting_on", ["model", "tool", "second model call"])
+def test_the_runners_driver_cancelled_while_it_waits_leaves_the_generic_bodys_session(
+    waiting_on: str, generic_body: Callable[[], None]
+) -> None:
+    def cancelled_while_waiting() -> tuple[list[str], list[str]]:
+        gate, asked = threading.Event(), threading.Event()
+
+        def slow_add(a: int, b: int) -> int:
+            """Adds, once the gate opens (at once when the second model call waits)."""
+            if waiting_on == "tool":
+                asked.set()
+                gate.wait(WAIT)
+            return a + b
+
+        script = [_call("slow_add", a=1, b=2), "3"]
+        if waiting_on == "model":
+            model: BaseLlm = _GatedLlm(script, gate, asked)
+        else:
+            model = ScriptedLlm(script)
+        if waiting_on == "second model call":  # the first call answers at once
+            first = ScriptedLlm(script[:1])
+            second = _GatedLlm(script[1:], gate, asked)
+            model = _Switch([first, second])
+        agent = LlmAgent(name="calc", model=model, tools=[FunctionTool(slow_add, blocking=True)])
+        service = InMemorySessionService()
+        runner = Runner(app_name="app", agent=agent, session_service=service, io_scheduler=POOL)
+        session = service.create_session(app_name="app", user_id="u").run()
+        emitted: list[Event] = []
+        subscription = runner.run_async(user_id="u", session_id=session.id, new_message="go")
+        handle = subscription.subscribe(emitted.append)
+        assert asked.wait(WAIT)  # the run waits on its model or tool now
+        handle.dispose()
+        gate.set()
+        runner.when_idle(user_id="u", session_id=session.id).run()
+        stored = service.get_session(app_name="app", user_id="u", session_id=session.id).run()
+        assert stored is not None
+        return simplify_events(emitted), simplify_events(stored.events)
+
+    driven = cancelled_while_waiting()
+    assert driven[1][-1].endswith("[CANCELLED]")
+    generic_body()
+    assert driven == cancelled_while_waiting()
+
+
+class _Switch(BaseLlm):
+    """Each call to the next model of ``models``."""
+
+    def __init__(self, models: list[BaseLlm]) -> None:
+        super().__init__(model="switch")
+        self.models = models
+
+    def generate_content(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> Observable[LlmResponse]:
+        return self.models.pop(0).generate_content(llm_request, stream)

@@ -118,9 +118,12 @@ class Invocation(abc.DisposableBase):
         except Exception as exc:
             chain.fail(exc)
             return
-        driver = plain_turn(services, request, ctx, writer, agent)
+        driver = plain_turn(
+            services, request, ctx, writer, agent, chain, self.observer.on_next, self._completed
+        )
         if driver is not None:  # a plain LlmAgent: the Runner runs its steps itself
-            driver.run(chain, self.observer.on_next, self._completed)
+            chain.body.disposable = driver  # a stop disposes the loop
+            driver.run()
             return
         chain.step(
             lambda: agent_events(services, request, ctx, writer, agent),

@@ -58,6 +58,18 @@ class SessionWriter:
         if not event.partial:
             self._session.mark_applied(event)
 
+    def write(self, event: Event) -> Observable[Event]:
+        """Steps 1 and 2: applied, then :meth:`persist`-ed (a partial event: neither, it is
+        emitted as it is)."""
+        if event.partial:
+            return sync.just(event)
+        self._session.mark_applied(event)
+        return self.persist(event)
+
+    def store(self, event: Event) -> Observable[Event]:
+        """Step 2 of an event applied already: :meth:`persist`-ed (a partial one is not)."""
+        return sync.just(event) if event.partial else self.persist(event)
+
     def persist(self, event: Event) -> Observable[Event]:
         """Starts the append now; disposing the result does not abort the append.
 

@@ -48,7 +48,7 @@ from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
-__all__ = ["concat_map_direct"]
+__all__ = ["concat_map_direct", "concat_map_sink"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -197,6 +197,13 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
                 return
             item = next_item  # type: ignore[assignment]
 
+    def begin_with(self, inner: Observable[R]) -> None:
+        """Busy with ``inner`` (an item's answer already running, as if mapped) before any
+        item arrives; called once, by the source, right after the sink is made."""
+        self._busy = True
+        if self._subscribe_inner(inner):
+            self._resume()
+
     def _subscribe_inner(self, inner: Observable[R]) -> bool:
         """Subscribes ``inner``; True if it already completed (the drain goes on here)."""
         # The handle is in place before the inner runs: a completion on another thread that
@@ -294,3 +301,23 @@ def concat_map_direct(
         return AwaitableObservable(subscribe)
 
     return operator
+
+
+def concat_map_sink(
+    observer: abc.ObserverBase[R],
+    mapper: Callable[[T], Observable[R]],
+    first: Observable[R],
+    on_arrival: Callable[[T], None] | None = None,
+    drain_on: type[Exception] | None = None,
+    passes: type[Any] | None = None,
+) -> abc.ObserverBase[T] | Any:
+    """:func:`concat_map_direct`'s state for a source that calls it itself: an observer
+    (and handle) that maps what it is given to ``observer``, first emitting ``first`` (the
+    answer, already running, of an item mapped before the sink was made).
+
+    For a driver that ran ahead as plain calls until one item's answer had to wait; the
+    arguments are :func:`concat_map_direct`'s.
+    """
+    sink: _Sink[T, R] = _Sink(observer, mapper, on_arrival, None, drain_on, None, passes)
+    sink.begin_with(first)
+    return sink

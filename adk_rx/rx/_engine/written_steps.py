@@ -1,0 +1,291 @@
+"""``WrittenSteps``: a step generator and the writer of its items, driven as plain calls.
+
+The generic body of a turn is two stages: :func:`~adk_rx.rx._engine.generator_stage.from_generator`
+runs the step generator, and :func:`~adk_rx.rx._engine.concat_map_direct.concat_map_direct`
+writes each item it emits (applied on arrival, then stored in order, then emitted). Here one
+object does both for as long as it can: it sends the generator what it waits for, writes each
+item of a yielded :class:`~adk_rx.rx._engine.sync.SyncObservable` (``write(item)`` answering at
+once: its items are emitted) and, where the generator yields an Observable that answers later
+(a model or tool on another thread), subscribes it itself and goes on from its completion, on
+whatever thread completed it, still as plain calls::
+
+    generator yields:   just(a)      inner (on another thread)       just(c)|
+    write:              a -> a'      --b--|  b -> b'                 c -> c'
+    emit:               a'           ------b'                        c'|
+
+Only once a write itself has to wait (a store appending on another thread) does a
+``concat_map_direct`` sink take over the writing, busy with that append: from then on the
+items are applied as they arrive and stored and emitted in order, the generator running
+ahead of the store, exactly as in the generic body; the end (or an error, once the writes
+before it are done) follows the last write.
+
+Disposal stops the loop before its next item, disposes the inner and the sink, and closes the
+generator (its ``finally`` blocks run) as soon as it is not running.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from reactivex import Observable, abc
+
+from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.concat_map_direct import concat_map_sink
+from adk_rx.rx._engine.generator_stage import Steps, closed
+from adk_rx.rx._engine.inner import Inner
+from adk_rx.rx._engine.slots import Slot
+from adk_rx.rx._engine.sync import SyncObservable
+
+__all__ = ["WrittenSteps"]
+
+T = TypeVar("T")
+
+
+def _ignore(_: Any) -> None:
+    pass
+
+
+_SUBSCRIBING = object()
+_RUNNING = object()
+
+
+class WrittenSteps(abc.DisposableBase, Generic[T]):
+    """Drives one step generator and writes its items (see the module's docstring).
+
+    Args:
+        generator: the steps, run by :meth:`run`.
+        write: an item applied and stored; its answer's items are emitted (a SyncObservable's
+            at once). It is called in order, never for an item of type ``passes``.
+        apply, store: the two halves of ``write``, for the sink that takes over once a
+            write waits (``apply`` on arrival, ``store`` in order).
+        passes: the type of the items emitted as they are (nothing to write).
+        mapped: what each item becomes before it is written (None: itself); the generator
+            is still sent the item itself.
+        emit, done, fail: where the written items, the end (``done(None)``) and the first
+            error go.
+    """
+
+    __slots__ = (
+        "_apply",
+        "_done",
+        "_emit",
+        "_fail",
+        "_generator",
+        "_inner",
+        "_last",
+        "_lock",
+        "_mapped",
+        "_passes",
+        "_sink",
+        "_state",
+        "_store",
+        "_write",
+        "disposed",
+    )
+
+    def __init__(
+        self,
+        generator: Steps[T],
+        write: Callable[[T], Observable[T]],
+        apply: Callable[[T], None],
+        store: Callable[[T], Observable[T]],
+        passes: type[Any] | None,
+        mapped: Callable[[T], T] | None,
+        emit: Callable[[T], None],
+        done: Callable[[Any], None],
+        fail: Callable[[Exception], None],
+    ) -> None:
+        self._write = write
+        self._apply = apply
+        self._store = store
+        self._passes = passes
+        self._mapped = mapped
+        self._emit = emit
+        self._done = done
+        self._fail = fail
+        self._generator: Steps[T] | None = generator
+        self._sink: Any = None  # the concat_map_direct sink, once a write waited
+        self._inner: Slot | None = None  # made with the first inner
+        self._last: T | None = None
+        self._lock: threading.Lock | None = None  # made with the first inner
+        self._state: Any = _SUBSCRIBING
+        self.disposed = False
+
+    def run(self, value: T | None = None, error: Exception | None = None) -> None:
+        """Runs the generator (sent ``value``, or thrown ``error``) until it waits for an
+        inner, ends or fails."""
+        generator = self._generator
+        if generator is None:
+            return  # closed by a disposal
+        mapped, emit, passes = self._mapped, self._emit, self._passes
+        while not self.disposed:
+            try:
+                if error is None:
+                    item = generator.send(value)
+                else:
+                    item, error = generator.throw(error), None
+            except StopIteration:
+                self._generator = None
+                if not self.disposed:
+                    sink = self._sink
+                    if sink is None:
+                        done = self._done
+                        self._emit = self._done = self._fail = _ignore  # (_let_go, inline)
+                        done(None)
+                    else:
+                        sink.on_completed()  # after the writes still waiting
+                return
+            except Exception as exc:
+                self._generator = None
+                if not self.disposed:
+                    sink = self._sink
+                    if sink is None:
+                        fail = self._fail
+                        self._let_go()
+                        fail(exc)
+                    else:
+                        sink.on_error(exc)  # after the writes still waiting (drain_on)
+                return
+            if type(item) is not SyncObservable:
+                outcome = self._subscribe(item)
+                if outcome is None:
+                    return  # the inner's completion or error goes on from there
+                value, error = outcome
+                continue
+            value = None
+            values = item.values
+            if values is None:
+                try:
+                    values = item.items_now()
+                except Exception as exc:
+                    error = exc  # raised inside the generator at its yield
+                    continue
+            for one in values:
+                if self.disposed:
+                    break
+                value = one
+                written = one if mapped is None else mapped(one)
+                if self._sink is not None:
+                    self._sink.on_next(written)
+                    continue
+                if type(written) is passes:
+                    emit(written)
+                    continue
+                stored = self._write(written)
+                if type(stored) is not SyncObservable:
+                    self._writing(stored)
+                    continue
+                stored_now = stored.values  # an answer at once: its items are set
+                for out in stored_now if stored_now is not None else stored.items_now():
+                    if self.disposed:
+                        break
+                    emit(out)
+        self._close()
+
+    def _writing(self, stored: Observable[T]) -> None:
+        """A write waits: a sink takes over the writing, busy with it."""
+        self._sink = concat_map_sink(
+            Inner(self._emit, self._sink_failed, self._sink_done),
+            self._store,
+            stored,
+            on_arrival=self._apply,
+            drain_on=Exception,
+            passes=self._passes,
+        )
+
+    def _sink_done(self) -> None:
+        done = self._done
+        self._let_go()
+        if not self.disposed:
+            done(None)
+
+    def _sink_failed(self, error: Exception) -> None:
+        fail = self._fail
+        self._let_go()
+        if not self.disposed:
+            fail(error)
+
+    def _let_go(self) -> None:
+        """Once over, lets go of its callbacks: they reach back to the run that holds this
+        driver, a reference cycle that would leave every finished run to the cyclic GC."""
+        self._emit = self._done = self._fail = _ignore
+
+    def _inner_next(self, one: T) -> None:
+        """An item of the inner the generator waits for: written as the loop writes one."""
+        if self.disposed:
+            return
+        self._last = one
+        written = one if self._mapped is None else self._mapped(one)
+        sink = self._sink
+        if sink is not None:
+            sink.on_next(written)
+            return
+        if type(written) is self._passes:
+            self._emit(written)
+            return
+        stored = self._write(written)
+        if type(stored) is not SyncObservable:
+            self._writing(stored)
+            return
+        emit = self._emit
+        for out in stored.items_now():
+            if self.disposed:
+                return
+            emit(out)
+
+    def _subscribe(self, inner: Observable[T]) -> tuple[T | None, Exception | None] | None:
+        """Subscribes ``inner``; its outcome when it ended while subscribing, else None."""
+        self._last = None
+        lock = self._lock
+        if lock is None:
+            lock = self._lock = threading.Lock()
+            self._inner = Slot()
+            if self.disposed:
+                return None
+        self._state = _SUBSCRIBING
+        sync.subscribe_inner(inner, self, into=self._inner, relay=self._inner_next)
+        with lock:
+            state = self._state
+            if state is _SUBSCRIBING:
+                self._state = _RUNNING
+                return None
+            self._state = _SUBSCRIBING  # the outcome is handed back, not kept
+            return state
+
+    def _ended(self, error: Exception | None) -> None:
+        lock = self._lock
+        assert lock is not None  # made before the inner was subscribed
+        with lock:
+            later = self._state is _RUNNING
+            if not later:
+                self._state = (self._last, error)
+        if later:
+            self.run(self._last if error is None else None, error)
+
+    # The inner's observer (see _subscribe; its items go to _inner_next).
+    def on_next(self, one: T) -> None:
+        self._inner_next(one)
+
+    def on_error(self, error: Exception) -> None:
+        self._ended(error)
+
+    def on_completed(self) -> None:
+        self._ended(None)
+
+    def _close(self) -> None:
+        if self._generator is not None and closed(self._generator):
+            self._generator = None
+
+    def dispose(self) -> None:
+        """Stops before the next item, disposes the inner and the sink, closes the generator."""
+        self.disposed = True
+        self._let_go()
+        inner = self._inner
+        if inner is not None:
+            inner.dispose()
+        sink = self._sink
+        if sink is not None:
+            sink.dispose()
+        self._close()
