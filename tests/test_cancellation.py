@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 import reactivex as rx
 from reactivex import Observable
+from reactivex import operators as ops
 
 from adk_rx import LlmAgent, RunConfig, Runner, StreamingMode, ToolContext
 from adk_rx.events import Event
+from adk_rx.rx import runtime_loop
+from adk_rx.rx._engine.settle import HELD_AT_MOST
 from adk_rx.testing import ScriptedLlm
 from tests.reactive_support import (
     WAIT,
@@ -192,9 +195,7 @@ def test_dispose_during_a_slow_sync_tool_lets_it_stop_cooperatively() -> None:
 
 def test_leaving_run_early_cancels_the_invocation() -> None:
     # The stream stalls after STALL chunks, so it is closed only if the cancellation reaches
-    # it. (Left to run, it could finish first: a producer on an event loop is never held back
-    # while the run's subscribe() on the iterator's thread still replays the chunks it held,
-    # and the close reaches the run only once that subscribe() returned.)
+    # it.
     stream = ChunkStream(CHUNKS, stall_after=STALL)
     llm = ScriptedLlm([stream.from_async])
     runner = in_memory_runner(LlmAgent(name="writer", model=llm))
@@ -207,13 +208,97 @@ def test_leaving_run_early_cancels_the_invocation() -> None:
         if index == 3:
             break
     events.close()  # type: ignore[attr-defined]
-    # The cancelled run released the session once its stop was recorded (on the iterator's
-    # thread, when the close reached the run only after that thread's subscribe() returned).
+    # The cancelled run releases the session once its stop was recorded.
     runner.when_idle(user_id="u1", session_id="s1").run()
 
     assert stream.closed.wait(WAIT)  # cancelled: the stalled stream never ends by itself
     assert stream.produced <= STALL
     _assert_cancelled_session(runner)
+
+
+def _loop_turns(count: int) -> None:
+    """Lets adk_rx's background loop run ``count`` turns (a stream that is not paused makes
+    one chunk per turn there)."""
+
+    async def turns() -> None:
+        for _ in range(count):
+            await asyncio.sleep(0)
+
+    asyncio.run_coroutine_threadsafe(turns(), runtime_loop()).result(WAIT)
+
+
+def _piped(stream: ChunkStream) -> Callable[[Any], Observable[Any]]:
+    return lambda request: stream.from_async(request).pipe(ops.map(lambda chunk: chunk))
+
+
+@pytest.mark.parametrize("piped", [False, True], ids=["from_async", "from_async piped"])
+def test_run_holds_an_async_model_at_the_buffers_bounds_while_its_consumer_waits(
+    piped: bool,
+) -> None:
+    # The run is subscribed on the iterator's thread, which replays the chunks the model's
+    # answer held while the step took over, and waits there for the consumer; the model on
+    # the event loop never waits, but it is paused, so it stays within the two bounds.
+    stream = ChunkStream(CHUNKS)
+    llm = ScriptedLlm([_piped(stream) if piped else stream.from_async])
+    runner = in_memory_runner(LlmAgent(name="writer", model=llm))
+    new_session(runner)
+
+    events = runner.run(
+        user_id="u1", session_id="s1", new_message="go", run_config=SSE, max_buffer=8
+    )
+    next(events)
+    _loop_turns(200)
+    ahead = stream.produced
+    events.close()  # type: ignore[attr-defined]
+    runner.when_idle(user_id="u1", session_id="s1").run()
+
+    assert ahead <= 1 + 8 + HELD_AT_MOST + 2
+    assert stream.closed.wait(WAIT)
+    _assert_cancelled_session(runner)
+
+
+@pytest.mark.parametrize("piped", [False, True], ids=["from_async", "from_async piped"])
+def test_leaving_run_early_disposes_the_model_before_its_next_chunk(piped: bool) -> None:
+    stream = ChunkStream(CHUNKS)
+    llm = ScriptedLlm([_piped(stream) if piped else stream.from_async])
+    runner = in_memory_runner(LlmAgent(name="writer", model=llm))
+    new_session(runner)
+
+    events = runner.run(
+        user_id="u1", session_id="s1", new_message="go", run_config=SSE, max_buffer=8
+    )
+    for index, _ in enumerate(events):
+        if index == 3:
+            break
+    produced = stream.produced
+    events.close()  # type: ignore[attr-defined]
+    _loop_turns(200)
+
+    assert stream.closed.wait(WAIT)
+    assert stream.produced <= produced + 1  # at most the chunk being made as it was disposed
+    runner.when_idle(user_id="u1", session_id="s1").run()
+    _assert_cancelled_session(runner)
+
+
+def test_leaving_run_early_cancels_a_run_still_inside_its_synchronous_subscribe() -> None:
+    # A model that answers at once: the whole run goes on as plain calls inside subscribe()
+    # on the iterator's thread, waiting in on_next for the consumer. Leaving cancels it there
+    # (the iterator had its handle before the run started), not once it ran to its end.
+    llm = ScriptedLlm([["x"] * 5_000])
+    runner = in_memory_runner(LlmAgent(name="writer", model=llm))
+    new_session(runner)
+
+    events = runner.run(
+        user_id="u1", session_id="s1", new_message="go", run_config=SSE, max_buffer=8
+    )
+    for index, _ in enumerate(events):
+        if index == 3:
+            break
+    events.close()  # type: ignore[attr-defined]
+    runner.when_idle(user_id="u1", session_id="s1").run()
+
+    _assert_cancelled_session(runner)
+    assert [e.author for e in stored(runner)] == ["user", "writer"]  # no answer stored
 
 
 @pytest.mark.asyncio

@@ -71,8 +71,9 @@ class Invocation(abc.DisposableBase):
             # Through the thread's trampoline, as stock Rx sources start, when subscribed from
             # inside an operator chain: the chain holds this run's disposable before the first
             # event, so a dispose from inside on_next (``take(k)``) stops even a run that is
-            # all synchronous. At the top of a thread nobody can dispose before subscribe()
-            # returns anyway: the run starts at once.
+            # all synchronous. At the top of a thread the run starts at once; a subscriber on
+            # another thread that was handed this invocation (a blocking iterator) may dispose
+            # it meanwhile, as it may any run going on another thread.
             if queued:
                 self._begin_queued()
             else:

@@ -50,7 +50,7 @@ from adk_rx.runner.rewind import rewind_session
 from adk_rx.runner.services import BuiltWith, TurnServices
 from adk_rx.runner.toolsets import close_toolsets
 from adk_rx.rx._engine.awaitable import AwaitableObservable
-from adk_rx.rx._engine.top_level import StartAware
+from adk_rx.rx._engine.top_level import Hand, StartAware
 from adk_rx.rx.bridges import to_async_iterable, to_iterable
 from adk_rx.rx.schedulers import timer_scheduler as default_timer_scheduler
 from adk_rx.sessions.base import BaseSessionService
@@ -186,12 +186,16 @@ class Runner(BuiltWith):
     def _invocations(self, request: TurnRequest) -> Observable[Event]:
         """A cold Observable whose every subscription is one new :class:`Invocation`."""
 
-        def start(observer: abc.ObserverBase[Event], queued: bool) -> abc.DisposableBase:
+        def start(
+            observer: abc.ObserverBase[Event], queued: bool, hand: Hand | None
+        ) -> abc.DisposableBase:
             services = self.services
             invocation = Invocation(services, request, observer)
             if not services.runs.admit(invocation):
                 observer.on_error(RunnerClosedError("the Runner is closed; it starts no new run"))
                 return Disposable()
+            if hand is not None:  # a consumer on another thread may cancel the run from now on
+                hand(invocation)
             return invocation.start(queued)
 
         return StartAware(start)

@@ -12,6 +12,7 @@ from typing import Any, Generic, TypeAlias, TypeVar, Union, cast
 from reactivex import Observable, abc
 
 from adk_rx.rx._engine.awaitable import LaterObservable
+from adk_rx.rx._engine.loops import EMITTING
 from adk_rx.rx.schedulers import runtime_loop
 
 __all__ = ["AsyncSource", "from_async"]
@@ -47,6 +48,10 @@ def from_async(factory: Callable[[], AsyncSource[T]]) -> Observable[T]:
     Disposing from any thread cancels the task (through ``call_soon_threadsafe`` when called
     off the loop, so the loop wakes at once) and closes the async generator, so its ``finally``
     runs. Disposing from inside ``on_next`` stops the iteration before the next item is pulled.
+
+    The task never blocks its loop: a bounded buffer of adk_rx downstream (``to_iterable``,
+    ``to_async_iterable``, a model's answer held while a step takes over) that is full when
+    ``on_next`` reaches it pauses the iteration instead, until it has room.
 
     Subscribed from another thread, the task may start before that thread has finished wiring
     the subscription chain (RxPY has no ``onSubscribe``); a generator that never awaits can
@@ -98,7 +103,7 @@ class _Pump(abc.DisposableBase, Generic[T]):
     task, so whichever of the two comes second cancels it.
     """
 
-    __slots__ = ("_disposed", "_factory", "_loop", "_observer", "_task")
+    __slots__ = ("_disposed", "_factory", "_loop", "_observer", "_pause", "_task")
 
     def __init__(
         self,
@@ -111,6 +116,7 @@ class _Pump(abc.DisposableBase, Generic[T]):
         self._loop = loop
         self._task: asyncio.Task[None] | None = None
         self._disposed = False
+        self._pause: asyncio.Future[None] | None = None  # set by a full buffer downstream
 
     def start(self) -> None:
         """Makes the task (on the loop's thread)."""
@@ -153,18 +159,33 @@ class _Pump(abc.DisposableBase, Generic[T]):
 
     async def _iterate(self, source: AsyncIterable[T], observer: abc.ObserverBase[T]) -> None:
         iterator = cast(AsyncIterator[T], source) if hasattr(source, "__anext__") else aiter(source)
+        # In the task's own context: a full buffer that on_next reaches finds this pump there
+        # (no cost per item); reset at the end, or the context would hold the pump (a cycle).
+        emitting = EMITTING.set((self, asyncio.current_task()))
         try:
             while not self._disposed:
                 item = await anext(iterator)
                 if self._disposed:
                     return
                 observer.on_next(item)
+                pause = self._pause
+                if pause is not None:  # a buffer downstream is full: wait until it has room
+                    self._pause = None
+                    await pause
         except StopAsyncIteration:
             return
         finally:
+            EMITTING.reset(emitting)
             aclose = getattr(iterator, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+    def pause(self) -> asyncio.Future[None]:
+        """(On the loop, inside ``on_next``.) What the pump awaits before its next item."""
+        pause = self._pause
+        if pause is None:
+            pause = self._pause = self._loop.create_future()
+        return pause
 
     def dispose(self) -> None:
         """Cancels the task (from any thread); the pump emits nothing more."""

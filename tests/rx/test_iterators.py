@@ -3,10 +3,13 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 import reactivex as rx
+from reactivex import abc
 from reactivex import operators as ops
+from reactivex.disposable import Disposable
 
 from adk_rx.rx import from_async, to_async_iterable, to_iterable
 
@@ -178,3 +181,65 @@ def test_to_async_iterable_raises_the_error_after_the_preceding_items() -> None:
         return received
 
     assert asyncio.run(main()) == [1]
+
+
+def test_to_iterable_holds_a_producer_that_emits_after_the_consumer_left_until_it_is_disposed() -> (
+    None
+):
+    # The source's subscribe() is still running when the consumer leaves, so its disposable
+    # does not exist yet. A producer thread that emits then must not run on unchecked (its
+    # items dropped): its on_next returns only once the disposal reached the source.
+    left = threading.Event()  # the consumer closed the iterator
+    entered = threading.Event()  # the producer called on_next after that
+    permits = threading.Semaphore(2)  # items the producer may emit before the consumer left
+    disposed = threading.Event()
+    returned_disposed: list[bool] = []
+    producers: list[threading.Thread] = []
+
+    def subscribe(observer: abc.ObserverBase[int], _: Any = None) -> abc.DisposableBase:
+        def produce() -> None:
+            for i in range(3):
+                permits.acquire()
+                if i == 2:
+                    entered.set()
+                observer.on_next(i)
+                if i == 2:
+                    returned_disposed.append(disposed.is_set())
+
+        producers.append(threading.Thread(target=produce, daemon=True))
+        producers[0].start()
+        assert left.wait(WAIT)
+        permits.release()  # the producer's third item comes after the consumer left
+        assert entered.wait(WAIT)
+        return Disposable(disposed.set)  # the disposable exists only now
+
+    iterator = to_iterable(rx.create(subscribe), max_buffer=8)
+    assert next(iterator) == 0
+    iterator.close()  # type: ignore[attr-defined]
+    left.set()
+    assert disposed.wait(WAIT)
+    producers[0].join(WAIT)
+    assert returned_disposed == [True]
+
+
+def test_to_async_iterable_pauses_a_from_async_producer_on_its_loop_at_max_buffer() -> None:
+    produced = 0
+
+    async def stream() -> AsyncIterator[int]:
+        nonlocal produced
+        for i in range(10_000):
+            produced += 1
+            yield i
+            await asyncio.sleep(0)  # a real stream awaits its socket between items
+
+    async def main() -> int:
+        iterator = to_async_iterable(from_async(stream), 4)
+        assert await anext(iterator) == 0
+        for _ in range(200):  # 200 turns of the loop: a producer not paused makes ~200 items
+            await asyncio.sleep(0)
+        seen = produced
+        await iterator.aclose()  # type: ignore[attr-defined]
+        return seen
+
+    seen = asyncio.run(main())
+    assert seen <= 1 + 4 + 1

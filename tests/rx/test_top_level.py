@@ -9,13 +9,17 @@ from reactivex import abc
 from reactivex import operators as ops
 from reactivex.disposable import BooleanDisposable
 
-from adk_rx.rx._engine.top_level import StartAware
+from adk_rx.rx._engine.top_level import Hand, StartAware
+
+MaybeHand = Hand | None
 
 
 def _counting(starts: list[bool], produced: list[int], count: int = 5) -> StartAware[int]:
     """A synchronous source of ``count`` items that stops once disposed."""
 
-    def start(observer: abc.ObserverBase[int], queued: bool) -> abc.DisposableBase:
+    def start(
+        observer: abc.ObserverBase[int], queued: bool, hand: Hand | None
+    ) -> abc.DisposableBase:
         starts.append(queued)
         stop = BooleanDisposable()
 
@@ -59,7 +63,9 @@ def test_inside_an_operator_chain_it_queues_so_take_stops_it_at_once() -> None:
 
 
 def test_an_observer_object_is_accepted_and_a_failing_start_errors_the_stream() -> None:
-    def fail(observer: abc.ObserverBase[int], queued: bool) -> abc.DisposableBase:
+    def fail(
+        observer: abc.ObserverBase[int], queued: bool, hand: Hand | None
+    ) -> abc.DisposableBase:
         raise ValueError("cannot start")
 
     errors: list[Exception] = []
@@ -78,7 +84,9 @@ def test_at_the_top_the_subscriber_is_called_directly_while_the_trampoline_is_he
     seen: list[Any] = []
     got: list[Any] = []
 
-    def start(observer: abc.ObserverBase[int], queued: bool) -> abc.DisposableBase:
+    def start(
+        observer: abc.ObserverBase[int], queued: bool, hand: Hand | None
+    ) -> abc.DisposableBase:
         seen.extend([observer, queued, trampoline.idle()])
         rx.of(1, 2).subscribe(observer.on_next)
         observer.on_next(0)  # before the stock source's items: they were queued

@@ -11,15 +11,30 @@ A channel is itself the observer of its source (``on_next`` puts, ``on_error`` a
 ``on_completed`` finish), and a subclass says how its consumer waits: one object per bridge,
 with no closures around it. Its condition for blocked producers is made only when a producer
 first has to wait: a channel whose consumer keeps up (the usual case) never makes one.
+
+A consumer that leaves closes the channel, and it disposes the subscription; but a source
+subscribed on another thread gives its disposable only when its ``subscribe()`` returns, and
+a producer it started meanwhile would run on unchecked, its items dropped. So a channel closed
+before the source was told (``close(released=False)``) makes such a producer wait in ``put``
+until :meth:`Channel.release` says the disposal reached the source. The thread that will
+release it (:meth:`Channel.may_wait_released`) and a thread running an event loop never wait
+for that: their items are dropped.
+
+A producer on an event loop never waits: a :func:`~adk_rx.rx.from_async` pump is paused
+instead (its item is buffered, and it pulls no further item until the buffer has room, or
+until the release after a close); any other producer there is handled as before.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import deque
 from typing import Any, Generic, TypeVar
 
 from reactivex import abc
+
+from adk_rx.rx._engine.loops import pausing_pump, resume
 
 __all__ = ["EMPTY", "END", "Channel"]
 
@@ -64,7 +79,9 @@ class Channel(abc.ObserverBase[T], Generic[T]):
         "_items",
         "_lock",
         "_not_full",
+        "_pauses",
         "_producers_waiting",
+        "_released",
     )
 
     def __init__(self, capacity: int) -> None:
@@ -79,6 +96,8 @@ class Channel(abc.ObserverBase[T], Generic[T]):
         self._closed = False
         self._consumer_waiting = False
         self._producers_waiting = 0
+        self._released = False  # whether the source was told of a close (see the docstring)
+        self._pauses: list[asyncio.Future[None]] | None = None  # of pumps paused on this
 
     def can_block(self) -> bool:
         """Whether the calling thread may wait for room (never the consumer's own)."""
@@ -92,19 +111,16 @@ class Channel(abc.ObserverBase[T], Generic[T]):
         """Wakes the waiting consumer (called outside the lock, once per wait)."""
         raise NotImplementedError
 
+    def may_wait_released(self) -> bool:
+        """Whether the calling thread may wait, after a close, for :meth:`release` (never the
+        thread that will release it); False by default."""
+        return False
+
     def put(self, value: T) -> None:
         """Adds an item, waiting for room if the calling thread may block."""
         with self._lock:
-            if len(self._items) >= self._capacity and not self._closed and self.can_block():
-                not_full = self._not_full
-                if not_full is None:
-                    not_full = self._not_full = threading.Condition(self._lock)
-                self._producers_waiting += 1
-                try:
-                    while len(self._items) >= self._capacity and not self._closed:
-                        not_full.wait()
-                finally:
-                    self._producers_waiting -= 1
+            if len(self._items) >= self._capacity or self._closed:
+                self._make_room()
             if self._closed or self._finished:
                 return
             items = self._items
@@ -115,6 +131,31 @@ class Channel(abc.ObserverBase[T], Generic[T]):
             self._consumer_waiting = False
         if wake:
             self.wake()
+
+    def _make_room(self) -> None:
+        """(Under the lock; full or closed.) A pump on an event loop is paused; a producer
+        that may block waits while the buffer is full and, once closed, until released."""
+        pump = pausing_pump()
+        if pump is not None:
+            if not (self._closed and self._released):
+                if self._pauses is None:
+                    self._pauses = []
+                self._pauses.append(pump.pause())
+            return
+        if not self.can_block():
+            return
+        not_full = self._not_full
+        if not_full is None:
+            not_full = self._not_full = threading.Condition(self._lock)
+        self._producers_waiting += 1
+        try:
+            while len(self._items) >= self._capacity and not self._closed:
+                not_full.wait()
+            if self._closed and not self._released and self.may_wait_released():
+                while not self._released:
+                    not_full.wait()
+        finally:
+            self._producers_waiting -= 1
 
     def finish(self, error: Exception | None = None) -> None:
         """Marks the end of the source; the consumer sees it after the buffered items."""
@@ -144,6 +185,8 @@ class Channel(abc.ObserverBase[T], Generic[T]):
                 item = self._items.popleft()
                 if self._producers_waiting and self._not_full is not None:
                     self._not_full.notify()
+                if self._pauses and len(self._items) < self._capacity:
+                    resume(self._pauses)
                 return item
             if self._closed:
                 return END
@@ -157,11 +200,30 @@ class Channel(abc.ObserverBase[T], Generic[T]):
             self.wait_begins()
             return EMPTY
 
-    def close(self) -> None:
-        """Drops the buffered items and releases every blocked producer for good."""
+    def close(self, released: bool = True) -> None:
+        """Drops the buffered items; every producer's item is dropped from now on.
+
+        Args:
+            released: whether the source was told already (its subscription disposed). If
+                not, a producer that may wait (:meth:`may_wait_released`) waits in ``put``
+                until :meth:`release`.
+        """
         with self._lock:
             self._closed = True
+            if released:
+                self._released = True
+                if self._pauses:
+                    resume(self._pauses)
             self._items.clear()
+            if self._not_full is not None:
+                self._not_full.notify_all()
+
+    def release(self) -> None:
+        """Lets the producers waiting on a closed channel go (their items are dropped)."""
+        with self._lock:
+            self._released = True
+            if self._pauses:
+                resume(self._pauses)
             if self._not_full is not None:
                 self._not_full.notify_all()
 

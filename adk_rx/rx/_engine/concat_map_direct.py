@@ -45,6 +45,7 @@ from reactivex import Observable, abc
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.inner import INNERS
 from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
@@ -291,10 +292,12 @@ def concat_map_direct(
             sink: _Sink[T, R] = _Sink(
                 observer, mapper, on_arrival, scheduler, drain_on, direct, passes, map_error
             )
+            if type(observer) in INNERS:  # the handle known before the upstream runs
+                observer.subscription = sink  # pyright: ignore[reportAttributeAccessIssue]
             # Inside this operator's guarded subscribe: the upstream needs no wrapper layer.
             # Its items go straight to the sink, which drops late ones itself (see on_next).
-            sink.upstream.disposable = sync.subscribe_inner(
-                source, sink, scheduler=scheduler, relay=sink.on_next
+            sync.subscribe_inner(
+                source, sink, scheduler=scheduler, relay=sink.on_next, into=sink.upstream
             )
             return sink
 

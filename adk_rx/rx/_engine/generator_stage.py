@@ -37,6 +37,7 @@ from reactivex import Observable, abc
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.inner import INNERS
 from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
@@ -62,6 +63,8 @@ def from_generator(make: Callable[[], Steps[T]]) -> Observable[T]:
         observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
         driver = _Driver(observer, scheduler)
+        if type(observer) in INNERS:  # the handle known before the generator runs
+            observer.subscription = driver  # pyright: ignore[reportAttributeAccessIssue]
         try:
             generator = make()
         except Exception as exc:
@@ -190,6 +193,8 @@ class _Driver(abc.DisposableBase, Generic[T]):
             self._generator = None
 
     def dispose(self) -> None:
+        if self.disposed:  # (its observer, handed it early, disposes it as it completes)
+            return
         self.disposed = True
         self._inner.dispose()
         self._close()

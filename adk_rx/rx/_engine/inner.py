@@ -21,7 +21,7 @@ from typing import Any
 
 from reactivex import abc
 
-__all__ = ["Inner", "InnerTo", "Relay"]
+__all__ = ["INNERS", "Inner", "InnerTo", "Relay"]
 
 
 def _ignore(*_: Any) -> None:
@@ -155,3 +155,12 @@ class Relay(InnerTo):
         subscription, self.subscription = self.subscription, None
         if subscription is not None:
             subscription.dispose()
+
+
+INNERS = frozenset((Inner, InnerTo, Relay))
+"""The inner observers, whose ``subscription`` a source may set before it runs.
+
+A source of the engine that makes its handle before it produces (a stage, a settled answer)
+sets it on such an observer first (``if type(observer) in INNERS``): a dispose from another
+thread then reaches it while it still runs inside ``subscribe()``, where the observer would
+otherwise learn the handle only once ``subscribe()`` returned."""

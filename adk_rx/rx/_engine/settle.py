@@ -18,6 +18,8 @@ at most :data:`HELD_AT_MOST` items, then waits in ``on_next`` until the step too
 disposed); while held items are replayed it waits too, so it never runs further ahead of the
 step's own consumer than that bound. A producer on the subscribing thread, or on an asyncio
 event-loop thread, never waits (that could deadlock, or stall the loop): its items are held.
+A :func:`~adk_rx.rx.from_async` pump on an event loop is paused instead, under the same
+bound, until the step took over (see :mod:`adk_rx.rx._engine.loops`).
 
 The source is subscribed on a trampoline of its own: the runtime's run already holds the
 thread's trampoline, and a stock source (``rx.just``, ``rx.of``) would otherwise queue its
@@ -37,7 +39,8 @@ from reactivex.scheduler.currentthreadscheduler import CurrentThreadSchedulerSin
 from reactivex.scheduler.trampoline import Trampoline
 
 from adk_rx.rx._engine.awaitable import AwaitableObservable, LaterObservable
-from adk_rx.rx._engine.loops import on_event_loop
+from adk_rx.rx._engine.inner import INNERS
+from adk_rx.rx._engine.loops import on_event_loop, pausing_pump, resume
 from adk_rx.rx._engine.sync import SyncObservable, items
 
 __all__ = ["HELD_AT_MOST", "settle"]
@@ -79,6 +82,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         "lock",
         "on_next",
         "owner",
+        "pauses",
         "replaying",
         "room",
         "spare",
@@ -106,6 +110,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         # it is held with no lock, as nobody can take over before the subscribe returned.
         self.subscribing: object = None
         self.room: threading.Condition | None = None  # made when a producer first waits
+        self.pauses: list[Any] | None = None  # of pumps on an event loop, until the take-over
         # What the source calls with an item: _hold until a subscriber took over, then the
         # subscriber's own on_next (no frame of this object's per item), and a function that
         # drops the item once stopped.
@@ -128,9 +133,13 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                         (here := _THREAD_TRAMPOLINE.tramp) is self.owner
                         or here is self.spare
                         or (self.replaying is None and len(held) < HELD_AT_MOST)
-                        or not self._may_wait()
+                        or here is self.replaying  # a re-entrant emit: replayed next
                     ):
                         held.append(value)
+                        return
+                    if on_event_loop():  # must not wait: held, and a pump is paused
+                        held.append(value)
+                        self._pause()
                         return
                     downstream = self._wait_for_taker()
                     if downstream is None:
@@ -138,9 +147,13 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         if not self.is_stopped:
             downstream.on_next(value)
 
-    def _may_wait(self) -> bool:
-        """Neither replaying held items (a re-entrant emit) nor running an event loop."""
-        return _THREAD_TRAMPOLINE.tramp is not self.replaying and not on_event_loop()
+    def _pause(self) -> None:
+        """(Under the lock, on an event loop.) Pauses the pump emitting, if it is one."""
+        pump = pausing_pump()
+        if pump is not None:
+            if self.pauses is None:
+                self.pauses = []
+            self.pauses.append(pump.pause())
 
     def _wait_for_taker(self) -> abc.ObserverBase[Any] | None:
         """Waits (holding the lock) until a subscriber took over or the run was disposed."""
@@ -194,6 +207,8 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                     self.replaying = None
                     if self.room is not None:  # producers wait for a taker: released
                         self.room.notify_all()
+                    if self.pauses:
+                        resume(self.pauses)
                     return
                 self.replaying = me
             for value in held:
@@ -213,9 +228,12 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         self.on_next = _drop
         self.is_stopped = True
         room = self.room
-        if room is not None:  # a producer may wait for a taker: it is released
+        if room is not None or self.pauses:  # a producer may wait for a taker: released
             with self.lock:
-                room.notify_all()
+                if room is not None:
+                    room.notify_all()
+                if self.pauses:
+                    resume(self.pauses)
         # Let go of the source's handle: it usually holds this observer (a reference cycle).
         subscription, self.subscription = self.subscription, _NOOP
         subscription.dispose()
@@ -276,5 +294,10 @@ class _Continued(AwaitableObservable[T]):
         self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
         held = self._held
+        if type(observer) in INNERS:
+            # The stage's handle reaches the source before the held items are replayed: a
+            # dispose from another thread (a consumer that left) stops the source at once,
+            # not only once this subscribe returned (the replay may wait on that consumer).
+            observer.subscription = held  # pyright: ignore[reportAttributeAccessIssue]
         held.take_over(observer)
         return held
