@@ -89,8 +89,7 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
             streamed, index = chunks.run_of(responses, index)
             if streamed:
                 last = yield SyncObservable(streamed)
-                if index == end:
-                    break
+                continue  # the next run, or the response that ended this one
         response = responses[index]
         index += 1
         event = model_event(

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import gc
 import json
 import pickle
+import threading
 
 import pytest
 from google.genai import types
 
 from adk_rx import Event, EventActions, LlmAgent, RunConfig, StreamingMode
-from adk_rx.flows.light_event import CallChunks, chunk_event
+from adk_rx.flows.light_event import CHUNK_EVENT, RUN_AT_MOST, CallChunks, chunk_event
 from adk_rx.flows.model_event import ResponseIds, model_event
 from adk_rx.models import LlmResponse
 from adk_rx.testing import ScriptedLlm
 from tests.agents.scripted_agents import invocation_context
-from tests.spine_support import create_session, new_runner, turn
+from tests.spine_support import USER, create_session, new_runner, turn
 
 AGENT = LlmAgent(name="helper", model=ScriptedLlm([]))
 FIELDS = [f.name for f in dataclasses.fields(Event)]
@@ -151,6 +153,47 @@ def test_a_run_of_chunks_is_made_in_one_call_and_stops_at_the_first_other_respon
     one = chunks.of(chunk("c"))
     assert stop == 4 and len(rest) == 1 and one is not None
     assert full_twin(rest[0]) == dataclasses.replace(full_twin(one), timestamp=rest[0].timestamp)
+
+
+def test_a_run_of_chunks_stops_after_run_at_most_of_them() -> None:
+    responses = [chunk(str(n)) for n in range(RUN_AT_MOST + 3)]
+    chunks = CallChunks(ResponseIds(), "helper", "e-1", None, EventActions())
+    first, stop = chunks.run_of(responses, 0)
+    rest, end = chunks.run_of(responses, stop)
+    assert (len(first), stop, len(rest), end) == (RUN_AT_MOST, RUN_AT_MOST, 3, RUN_AT_MOST + 3)
+    assert [e.text() for e in first + rest] == [str(n) for n in range(RUN_AT_MOST + 3)]
+
+
+def test_a_long_streams_chunks_are_emitted_in_order_and_released_as_they_go() -> None:
+    """The subscriber keeps no event: when the last chunk is emitted, the events of the
+    earlier runs of chunks are gone (all of them would be alive if the step made them all
+    before emitting the first)."""
+    count = 3 * RUN_AT_MOST + 5
+    stream = [chunk(f"c{n}") for n in range(count)]
+    stream.append(LlmResponse.text("".join(f"c{n}" for n in range(count)), turn_complete=True))
+    runner = new_runner(LlmAgent(name="helper", model=ScriptedLlm([stream])))
+    create_session(runner)
+    texts: list[str] = []
+    ids: set[str] = set()
+    alive_at_last: list[int] = []
+    done = threading.Event()
+
+    def seen(event: Event) -> None:
+        texts.append(event.text())
+        ids.add(event.id)
+        if len(texts) == count:  # the last chunk
+            alive_at_last.append(sum(type(o) is CHUNK_EVENT for o in gc.get_objects()))
+
+    runner.run_async(
+        user_id=USER,
+        session_id="s1",
+        new_message="hi",
+        run_config=RunConfig(streaming_mode=StreamingMode.SSE),
+    ).subscribe(seen, on_completed=done.set)
+    assert done.wait(10)
+    assert texts == [f"c{n}" for n in range(count)] + ["".join(texts[:count])]
+    assert len(ids) == 1  # the chunks share the complete response's id
+    assert 0 < alive_at_last[0] <= RUN_AT_MOST
 
 
 JSON_CHUNKS = {
