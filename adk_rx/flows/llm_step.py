@@ -19,12 +19,19 @@ from adk_rx.context import CallbackContext, InvocationContext
 from adk_rx.events import Event
 from adk_rx.flows.code_execution import code_events
 from adk_rx.flows.confirmation import resume_confirmations
-from adk_rx.flows.model_call import call_chunks, call_model, call_model_counted, event_and_calls
+from adk_rx.flows.model_call import (
+    call_chunks,
+    call_model,
+    call_model_counted,
+    event_and_calls,
+    model_error,
+)
 from adk_rx.flows.model_event import ResponseIds, model_event
 from adk_rx.flows.request import build_request
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.run_config import StreamingMode
+from adk_rx.rx._engine.collected import collected
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 from adk_rx.rx._engine.generator_stage import Steps
 from adk_rx.rx._engine.settle import settle
@@ -68,15 +75,29 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     request = (built.values or built.items_now())[0]
     ctx.increment_llm_call_count()
     answered = _answer(agent, ctx, request)
-    if type(answered) is not SyncObservable:
+    failed: Exception | None = None
+    if type(answered) is SyncObservable:
+        responses = answered.values
+        if responses is None:
+            responses = answered.items_now()
+    elif answered is None or not _collects(agent, ctx):
         # A step waiting on its model keeps neither the request's builder nor the model's
         # Observable (subscribed by then): the call is yielded from a list, not a local.
         call = [call_model_counted(agent, ctx, request, answered)]
         del built, answered
         return (yield call.pop()) or last
-    responses = answered.values
-    if responses is None:
-        responses = answered.items_now()
+    else:
+        # The answer comes later and nothing but the step handles it: the step waits for
+        # its end and goes on as plain calls, as with an answer here at once. (A response
+        # before a failure is handled first, then the failure raised.)
+        into: list[LlmResponse] = []
+        waiting = [collected(answered, into)]
+        del built, answered
+        try:
+            yield waiting.pop()
+        except Exception as exc:
+            failed = model_error(agent, exc)
+        responses = into
     cc = CallbackContext(ctx)
     tools = request.tools_dict
     ids = ResponseIds()
@@ -111,7 +132,20 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
             last = yield from run
             continue
         last = yield from event_and_calls(agent, ctx, tools, event)
+    if failed is not None:
+        raise failed
     return last
+
+
+def _collects(agent: LlmAgent, ctx: InvocationContext) -> bool:
+    """Whether a model's later answer is waited for whole: not streamed (each chunk is
+    emitted as it comes) and with no on-model-error callback to recover."""
+    plugins = ctx.services.plugins
+    return (
+        ctx.run_config.streaming_mode is StreamingMode.NONE
+        and not agent.on_model_error_callback
+        and (plugins is None or "on_model_error_callback" not in plugins.hooks)
+    )
 
 
 def _answer(

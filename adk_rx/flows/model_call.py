@@ -36,7 +36,14 @@ if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["ModelCall", "call_chunks", "call_model", "call_model_counted", "event_and_calls"]
+__all__ = [
+    "ModelCall",
+    "call_chunks",
+    "call_model",
+    "call_model_counted",
+    "event_and_calls",
+    "model_error",
+]
 
 
 def call_chunks(
@@ -209,16 +216,8 @@ class ModelCall(ResponseIds):
             return rx.throw(exc)
 
     def model_error(self, exc: Exception) -> Exception:
-        """The model's failure as the step reports it (a ModelError, unless adk_rx's own)."""
-        if isinstance(exc, AdkRxError):
-            return exc
-        agent = self.agent
-        wrapped = ModelError(
-            f"model {agent.canonical_model.model!r} of agent {agent.name!r} failed: "
-            f"{type(exc).__name__}: {exc}"
-        )
-        wrapped.__cause__ = exc
-        return wrapped
+        """The model's failure as the step reports it (see :func:`model_error`)."""
+        return model_error(self.agent, exc)
 
     def recover(self, exc: Exception) -> Observable[LlmResponse]:
         """The model's error, through the on-model-error callbacks."""
@@ -227,6 +226,18 @@ class ModelCall(ResponseIds):
     def __call__(self, response: LlmResponse) -> Observable[Event]:
         actions = None if self._cc is None else self._cc.actions
         return _postprocess(self.agent, self.ctx, actions, self.tools, response, self)
+
+
+def model_error(agent: LlmAgent, exc: Exception) -> Exception:
+    """The model's failure as the step reports it (a ModelError, unless adk_rx's own)."""
+    if isinstance(exc, AdkRxError):
+        return exc
+    wrapped = ModelError(
+        f"model {agent.canonical_model.model!r} of agent {agent.name!r} failed: "
+        f"{type(exc).__name__}: {exc}"
+    )
+    wrapped.__cause__ = exc
+    return wrapped
 
 
 def _check_response(hook: str) -> Any:

@@ -10,6 +10,8 @@ on these, which may change with the runtime:
   while nothing waits);
 * ``written_steps.py``: a step generator and the writer of its items in one plain-call driver
   that resumes itself after an answer that came later (the Runner's plain turn);
+* ``collected.py``: wait for a source's end, its items kept aside (a step that handles an
+  answer arriving later as plain values);
 * ``concat_map_direct.py``: ``concat_map`` whose mapper may answer without an Observable;
 * ``first_or_recover.py``: a call's first result mapped, or a recovery, in one layer;
 * ``stage_chain.py``: a run made of stages with a life cycle (the Runner's invocation);
