@@ -267,30 +267,21 @@ class CallChunks:
         append = events.append
         call = self._current()  # no complete response comes between two chunks of a run
         now = _now()
-        end = min(len(responses), start + RUN_AT_MOST)
-        index = start
-        while index < end:
-            response = responses[index]
-            if response.partial is not True:
-                break
+        for response in responses[start : start + RUN_AT_MOST]:
             content = response.content
-            if content is None:
+            if response.partial is not True or content is None:
                 break
-            calls_a_function = False
-            parts = content.parts
-            if parts:
-                for part in parts:
-                    if part.function_call is not None:
-                        calls_a_function = True
-                        break
-            if calls_a_function:
-                break
-            event = _Building()  # as chunk_of, inline
-            event._response = response
-            event._call = call
-            event.content = content  # pyright: ignore[reportAttributeAccessIssue]
-            event.timestamp = now  # pyright: ignore[reportAttributeAccessIssue]
-            event.__class__ = _Chunk  # pyright: ignore[reportAttributeAccessIssue]
-            append(event)
-            index += 1
-        return tuple(events), index
+            for part in content.parts or ():
+                if part.function_call is not None:
+                    break
+            else:  # no part calls a function: a plain chunk
+                event = _Building()  # as chunk_of, inline
+                event._response = response
+                event._call = call
+                event.content = content  # pyright: ignore[reportAttributeAccessIssue]
+                event.timestamp = now  # pyright: ignore[reportAttributeAccessIssue]
+                event.__class__ = _Chunk  # pyright: ignore[reportAttributeAccessIssue]
+                append(event)
+                continue
+            break
+        return tuple(events), start + len(events)
