@@ -47,7 +47,13 @@ if TYPE_CHECKING:
     from adk_rx.agents.llm import LlmAgent
     from adk_rx.tools.base import BaseTool
 
-__all__ = ["handle_function_calls", "user_answers"]
+__all__ = [
+    "call_events",
+    "call_items",
+    "handle_calls",
+    "handle_function_calls",
+    "user_answers",
+]
 
 
 def user_answers(events: Sequence[Event], name: str) -> list[types.FunctionResponse]:
@@ -78,7 +84,32 @@ def handle_function_calls(
     step's start): a single call's callbacks run at once, and a single tool that answered
     at once gives a SyncObservable of the events.
     """
-    items = [
+    return handle_calls(agent, ctx, call_items(ctx, calls, tools, confirmations))
+
+
+def handle_calls(agent: LlmAgent, ctx: InvocationContext, items: list[Call]) -> Observable[Event]:
+    """:func:`handle_function_calls` of the calls made into ``items`` (:func:`call_items`)."""
+    reporting = [it for it in items if it.tool is not None and it.tool.reports_progress]
+    if not reporting:
+        return _handle(agent, ctx, items)
+
+    def build(sink: Callable[[Event], None]) -> Observable[Event]:
+        for it in reporting:
+            assert it.tool is not None
+            connect_progress(agent, ctx, it.context, it.tool, sink)
+        return _handle(agent, ctx, items)
+
+    return with_sink(build)
+
+
+def call_items(
+    ctx: InvocationContext,
+    calls: Sequence[types.FunctionCall],
+    tools: Mapping[str, BaseTool],
+    confirmations: Mapping[str, ToolConfirmation] | None = None,
+) -> list[Call]:
+    """Each call with its tool (None: unknown) and its own ToolContext."""
+    return [
         Call(
             call,
             tools.get(call.name or ""),
@@ -93,17 +124,11 @@ def handle_function_calls(
         )
         for call in calls
     ]
-    reporting = [it for it in items if it.tool is not None and it.tool.reports_progress]
-    if not reporting:
-        return _handle(agent, ctx, items)
 
-    def build(sink: Callable[[Event], None]) -> Observable[Event]:
-        for it in reporting:
-            assert it.tool is not None
-            connect_progress(agent, ctx, it.context, it.tool, sink)
-        return _handle(agent, ctx, items)
 
-    return with_sink(build)
+def call_events(agent: LlmAgent, ctx: InvocationContext, item: Call, result: Any) -> list[Event]:
+    """The events of one call's ``result`` (what :func:`handle_function_calls` emits for it)."""
+    return _event_list(agent, ctx, [item], [result])
 
 
 def _handle(agent: LlmAgent, ctx: InvocationContext, items: list[Call]) -> Observable[Event]:

@@ -21,13 +21,15 @@ from adk_rx.context import ActionsBuilder, CallbackContext, InvocationContext
 from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
 from adk_rx.events import Event
 from adk_rx.flows.code_execution import code_events
-from adk_rx.flows.functions import handle_function_calls
+from adk_rx.flows.functions import call_events, call_items, handle_calls
 from adk_rx.flows.light_event import CallChunks
 from adk_rx.flows.model_event import ResponseIds, model_event
+from adk_rx.flows.tool_call import run_call
 from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.run_config import StreamingMode
 from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.collected import each_of
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 from adk_rx.rx._engine.generator_stage import Steps, from_generator
 from adk_rx.rx._engine.sync import SyncObservable
@@ -75,14 +77,32 @@ def event_and_calls(
     wait_stored = ctx.shared.wait_stored
     if wait_stored is not None:  # resumable: tools start once their call is durable
         yield wait_stored(event.id)
-    answered = handle_function_calls(agent, ctx, calls, tools)
-    if type(answered) is not SyncObservable:
+    items = call_items(ctx, calls, tools)
+    if len(items) == 1 and (items[0].tool is None or not items[0].tool.reports_progress):
+        item = items[0]  # one call, no progress events: its events are made as plain calls
+        answered = run_call(agent, ctx, item)
+        if type(answered) is not SyncObservable:  # on the tool's thread, once it answers
+            waiting = [each_of(answered, lambda result: call_events(agent, ctx, item, result))]
+            del answered  # (a waiting step keeps no Observable it subscribed)
+            response = yield waiting.pop()
+            if response is None:
+                return last
+            if response.actions.transfer_to_agent:  # (only the merged response may ask)
+                return (yield _transfer(agent, ctx, response.actions.transfer_to_agent)) or response
+            return response
+        responses = []
+        for result in answered.items_now():
+            responses += call_events(agent, ctx, item, result)
+    else:
+        answered = handle_calls(agent, ctx, items)
+        if type(answered) is not SyncObservable:
 
-        def then_transfer(e: Event) -> Observable[Event]:
-            return _then_transfer(agent, ctx, e)
+            def then_transfer(e: Event) -> Observable[Event]:
+                return _then_transfer(agent, ctx, e)
 
-        return (yield answered.pipe(concat_map_direct(then_transfer))) or last
-    for response in answered.items_now():
+            return (yield answered.pipe(concat_map_direct(then_transfer))) or last
+        responses = answered.items_now()
+    for response in responses:
         yield SyncObservable((response,))
         last = response
         if response.actions.transfer_to_agent:

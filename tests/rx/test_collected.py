@@ -1,4 +1,4 @@
-"""collected: a source's end waited for, its items kept aside instead of emitted."""
+"""collected and each_of: a source's end waited for (its items kept aside), each item mapped."""
 
 from __future__ import annotations
 
@@ -41,3 +41,34 @@ def test_disposing_it_disposes_the_source() -> None:
     assert not source.observers
     source.on_next("late")
     assert into == []
+
+
+def test_each_of_emits_each_items_list_in_its_place() -> None:
+    from adk_rx.rx._engine.collected import each_of
+
+    source: Subject[str] = Subject()
+    seen: list[Any] = []
+    each_of(source, lambda x: [x + "1", x + "2"]).subscribe(
+        seen.append, seen.append, lambda: seen.append("|")
+    )
+    source.on_next("a")
+    assert seen == ["a1", "a2"]
+    source.on_next("b")
+    source.on_completed()
+    assert seen == ["a1", "a2", "b1", "b2", "|"]
+
+
+def test_each_of_ends_with_the_functions_error_and_lets_go_of_the_source() -> None:
+    from adk_rx.rx._engine.collected import each_of
+
+    source: Subject[str] = Subject()
+    seen: list[Any] = []
+    error = KeyError("bad")
+
+    def fails(_: str) -> list[str]:
+        raise error
+
+    each_of(source, fails).subscribe(seen.append, seen.append)
+    source.on_next("a")
+    assert seen == [error]
+    assert not source.observers
