@@ -11,37 +11,48 @@ SessionKey = tuple[str, str, str]
 """(app name, user id, session id)."""
 
 
+_GATES_LOCK = threading.Lock()
+"""One lock for every Gate: each holds it for a few attribute writes and runs nothing under
+it, and a thousand runs waiting on their models then keep no lock each."""
+
+
+def _nothing() -> None:
+    pass
+
+
 class Gate:
     """Opens once; callbacks run exactly once, on the thread that opens it (or at once)."""
 
-    __slots__ = ("_lock", "_opened", "_waiters")
+    __slots__ = ("_opened", "_waiters")
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
         self._opened = False
-        self._waiters: list[Callable[[], None]] = []
+        # Made with the first waiter: most gates never get one.
+        self._waiters: list[Callable[[], None]] | None = None
 
     def when_open(self, fn: Callable[[], None]) -> Callable[[], None]:
-        with self._lock:
+        with _GATES_LOCK:
             if not self._opened:
+                if self._waiters is None:
+                    self._waiters = []
                 self._waiters.append(fn)
 
                 def cancel() -> None:
-                    with self._lock:
-                        if fn in self._waiters:
+                    with _GATES_LOCK:
+                        if self._waiters is not None and fn in self._waiters:
                             self._waiters.remove(fn)
 
                 return cancel
         fn()
-        return lambda: None
+        return _nothing
 
     def open(self) -> None:
-        with self._lock:
+        with _GATES_LOCK:
             if self._opened:
                 return
             self._opened = True
-            waiters, self._waiters = self._waiters, []
-        for fn in waiters:
+            waiters, self._waiters = self._waiters, None
+        for fn in waiters or ():
             fn()
 
 

@@ -36,6 +36,10 @@ __all__ = ["Invocation"]
 _NO_TIMER = Disposable()
 
 
+def _nothing() -> None:
+    pass
+
+
 class Invocation(abc.DisposableBase):
     """One subscription to ``Runner.run_async``: ``request`` run with the Runner's
     ``services`` for ``observer``; disposing it cancels the run."""
@@ -51,7 +55,7 @@ class Invocation(abc.DisposableBase):
         self.trace = NO_TRACE
         self._chain = StageChain(self._fail)
         self._timer: abc.DisposableBase = _NO_TIMER  # the deadline, when there is one
-        self._cancel_wait: Callable[[], None] = lambda: None
+        self._cancel_wait: Callable[[], None] = _nothing  # (one function for every run)
         self._gate: Gate | None = None
         self._previous: Gate | None = None
         self._closing: InvocationCancelledError | None = None

@@ -6,8 +6,9 @@ completed; the value it ends with (its last item) is handed to the code that bui
 stage. Chaining them with plain callbacks instead of ``concat``/``flat_map`` keeps the items of
 the last stage (the agent's events) crossing no extra layer on their way to the subscriber.
 
-The chain's life cycle is an Enum, guarded by one lock, so a stop that races a completion on
-another thread is decided once::
+The chain's life cycle is an Enum, guarded by a lock (one for every chain: each holds it for a
+state read and write, and a thousand runs waiting on their models then keep no lock each), so a
+stop that races a completion on another thread is decided once::
 
     WAITING --begin()--> RUNNING --stop()--> STOPPING --settle()--> DONE
                                  --finish()-----------------------> DONE
@@ -44,6 +45,9 @@ __all__ = ["RunState", "StageChain"]
 T = TypeVar("T")
 
 
+_LOCK = threading.Lock()  # every chain's (see the module's docstring)
+
+
 def _ignore(_: Exception) -> None:
     pass
 
@@ -65,10 +69,9 @@ class StageChain:
             stages) while the chain is running.
     """
 
-    __slots__ = ("_lock", "_on_fail", "body", "state")
+    __slots__ = ("_on_fail", "body", "state")
 
     def __init__(self, on_fail: Callable[[Exception], None]) -> None:
-        self._lock = threading.Lock()
         self._on_fail = on_fail
         self.state = RunState.WAITING
         self.body = Slot()  # the stage subscribed now
@@ -80,7 +83,7 @@ class StageChain:
 
     # -- life cycle: each transition happens once, whoever calls it first -------------------
     def _move(self, expected: RunState, to: RunState) -> bool:
-        with self._lock:
+        with _LOCK:
             if self.state is not expected:
                 return False
             self.state = to
@@ -94,7 +97,7 @@ class StageChain:
 
     def cancel_waiting(self) -> RunState:
         """WAITING -> DONE; returns the state found (only WAITING means it was cancelled)."""
-        with self._lock:
+        with _LOCK:
             found = self.state
             if found is RunState.WAITING:
                 self.state = RunState.DONE
@@ -111,7 +114,7 @@ class StageChain:
 
     def settle(self) -> None:
         """STOPPING -> DONE, once the cleanup after a stop is over."""
-        with self._lock:
+        with _LOCK:
             self.state = RunState.DONE
             self._on_fail = _ignore
 
