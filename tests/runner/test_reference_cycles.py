@@ -154,3 +154,24 @@ def test_a_run_cancelled_while_its_model_waits_frees_the_models_task() -> None:
     gc.collect()
     assert _alive(Invocation, Channel) == []
     assert [e.author for e in stored(runner)][:1] == ["user"]
+
+
+@pytest.mark.usefixtures("no_cyclic_gc")
+def test_a_tool_turn_on_the_io_pool_leaves_nothing_behind() -> None:
+    # The Runner's driver waits for the tool and resumes itself: once the run is over it lets
+    # go of the session writer, which holds the run's stage chain, which holds the driver.
+    from adk_rx.runner.session_writer import SessionWriter
+    from adk_rx.rx._engine.written_steps import WrittenSteps
+
+    call = types.Part(function_call=types.FunctionCall(name="add", args={"a": 1, "b": 2}))
+    script = [LlmResponse(content=types.Content(role="model", parts=[call])), "3"]
+    runner = in_memory_runner(LlmAgent(name="a", model=ScriptedLlm(script), tools=[add]))
+    new_session(runner)
+    done = threading.Event()
+    runner.run_async(user_id=USER, session_id="s1", new_message="hi").subscribe(
+        on_completed=done.set
+    )
+    assert done.wait(WAIT)
+    runner.when_idle(user_id=USER, session_id="s1").run()
+    assert _alive(Invocation, WrittenSteps, SessionWriter) == []
+    assert [e.author for e in stored(runner)] == ["user", "a", "a", "a"]

@@ -47,6 +47,13 @@ def _ignore(_: Any) -> None:
     pass
 
 
+_NONE: SyncObservable[Any] = SyncObservable(())
+
+
+def _nothing(_: Any) -> SyncObservable[Any]:
+    return _NONE
+
+
 _SUBSCRIBING = object()
 _RUNNING = object()
 
@@ -132,7 +139,9 @@ class WrittenSteps(abc.DisposableBase, Generic[T]):
                     sink = self._sink
                     if sink is None:
                         done = self._done
-                        self._emit = self._done = self._fail = _ignore  # (_let_go, inline)
+                        # (_let_go, inline)
+                        self._emit = self._done = self._fail = self._apply = _ignore
+                        self._write = self._store = _nothing
                         done(None)
                     else:
                         sink.on_completed()  # after the writes still waiting
@@ -167,8 +176,9 @@ class WrittenSteps(abc.DisposableBase, Generic[T]):
                     break
                 value = one
                 written = one if mapped is None else mapped(one)
-                if self._sink is not None:
-                    self._sink.on_next(written)
+                sink = self._sink
+                if sink is not None:
+                    sink.on_next(written)
                     continue
                 if type(written) is passes:
                     emit(written)
@@ -210,7 +220,9 @@ class WrittenSteps(abc.DisposableBase, Generic[T]):
     def _let_go(self) -> None:
         """Once over, lets go of its callbacks: they reach back to the run that holds this
         driver, a reference cycle that would leave every finished run to the cyclic GC."""
-        self._emit = self._done = self._fail = _ignore
+        self._emit = self._done = self._fail = self._apply = _ignore
+        self._write = self._store = _nothing
+        self._sink = None
 
     def _inner_next(self, one: T) -> None:
         """An item of the inner the generator waits for: written as the loop writes one."""
@@ -281,11 +293,11 @@ class WrittenSteps(abc.DisposableBase, Generic[T]):
     def dispose(self) -> None:
         """Stops before the next item, disposes the inner and the sink, closes the generator."""
         self.disposed = True
+        sink = self._sink
         self._let_go()
         inner = self._inner
         if inner is not None:
             inner.dispose()
-        sink = self._sink
         if sink is not None:
             sink.dispose()
         self._close()
