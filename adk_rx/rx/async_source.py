@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import weakref
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from types import CoroutineType
 from typing import Any, Generic, TypeAlias, TypeVar, Union, cast
@@ -103,7 +104,7 @@ class _Pump(abc.DisposableBase, Generic[T]):
     task, so whichever of the two comes second cancels it.
     """
 
-    __slots__ = ("_disposed", "_factory", "_loop", "_observer", "_pause", "_task")
+    __slots__ = ("__weakref__", "_disposed", "_factory", "_loop", "_observer", "_pause", "_task")
 
     def __init__(
         self,
@@ -160,8 +161,9 @@ class _Pump(abc.DisposableBase, Generic[T]):
     async def _iterate(self, source: AsyncIterable[T], observer: abc.ObserverBase[T]) -> None:
         iterator = cast(AsyncIterator[T], source) if hasattr(source, "__anext__") else aiter(source)
         # In the task's own context: a full buffer that on_next reaches finds this pump there
-        # (no cost per item); reset at the end, or the context would hold the pump (a cycle).
-        emitting = EMITTING.set((self, asyncio.current_task()))
+        # (no cost per item). Weak references, as a task started meanwhile keeps a copy.
+        task = cast("asyncio.Task[Any]", asyncio.current_task())  # this runs as the pump's task
+        emitting = EMITTING.set((weakref.ref(self), weakref.ref(task)))
         try:
             while not self._disposed:
                 item = await anext(iterator)

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -154,6 +154,34 @@ def test_a_run_cancelled_while_its_model_waits_frees_the_models_task() -> None:
     gc.collect()
     assert _alive(Invocation, Channel) == []
     assert [e.author for e in stored(runner)][:1] == ["user"]
+
+
+@pytest.mark.usefixtures("no_cyclic_gc")
+def test_a_task_the_model_starts_while_streaming_does_not_keep_the_run() -> None:
+    # An HTTP client may start a task (a connection's reader, say) while the model's async
+    # generator pulls an answer; that task keeps a copy of the context it was started in, and
+    # may live on after the run.
+    started: list[asyncio.Task[Any]] = []
+
+    def reply(_: LlmRequest) -> Observable[LlmResponse]:
+        async def answer() -> AsyncIterator[LlmResponse]:
+            started.append(asyncio.get_running_loop().create_task(asyncio.sleep(3600)))
+            yield LlmResponse.text("done")
+
+        return from_async(answer)
+
+    runner = _runner(reply)
+    done = threading.Event()
+    runner.run_async(user_id=USER, session_id="s1", new_message="hi").subscribe(
+        on_completed=done.set
+    )
+    try:
+        assert done.wait(WAIT)
+        assert _alive(Invocation, _Pump) == []
+    finally:
+        for task in started:
+            task.get_loop().call_soon_threadsafe(task.cancel)
+    assert [e.author for e in stored(runner)] == ["user", "a"]
 
 
 @pytest.mark.usefixtures("no_cyclic_gc")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import weakref
 from typing import Any, Protocol
 
 __all__ = ["EMITTING", "Pausable", "on_event_loop", "pausing_pump", "resume"]
@@ -28,11 +29,13 @@ class Pausable(Protocol):
         ...
 
 
-EMITTING: contextvars.ContextVar[tuple[Pausable, asyncio.Task[Any] | None] | None] = (
-    contextvars.ContextVar("adk_rx_emitting_pump", default=None)
-)
-"""The pump iterating, with its task (set in the task's own context while it iterates; a task
-started from inside its ``on_next`` copies that context, hence the task)."""
+EMITTING: contextvars.ContextVar[
+    tuple[weakref.ReferenceType[Pausable], weakref.ReferenceType[asyncio.Task[Any]]] | None
+] = contextvars.ContextVar("adk_rx_emitting_pump", default=None)
+"""The pump iterating and its task, by weak reference (set in the task's own context while it
+iterates). A task started while the pump pulls or emits an item (an HTTP client's connection
+task, say) copies that context and may outlive the run: weak references let the pump, its
+observer and the run go with it; the task tells such a copy from the pump's own context."""
 
 
 def on_event_loop() -> bool:
@@ -47,9 +50,9 @@ def on_event_loop() -> bool:
 def pausing_pump() -> Pausable | None:
     """The pump whose task runs the calling code (it is inside the pump's ``on_next``), if any."""
     found = EMITTING.get()
-    if found is None or found[1] is not asyncio.current_task():
+    if found is None or found[1]() is not asyncio.current_task():
         return None
-    return found[0]
+    return found[0]()
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
