@@ -193,21 +193,31 @@ def test_dispose_during_a_slow_sync_tool_lets_it_stop_cooperatively() -> None:
     pool.executor.shutdown()
 
 
+def _streaming_run(llm: ScriptedLlm) -> tuple[Runner, Any]:
+    """A streamed run of a writer on ``llm``, read through ``Runner.run`` with a buffer of 8."""
+    runner = in_memory_runner(LlmAgent(name="writer", model=llm))
+    new_session(runner)
+    events = runner.run(
+        user_id="u1", session_id="s1", new_message="go", run_config=SSE, max_buffer=8
+    )
+    return runner, events
+
+
+def _leave_after_four(events: Any) -> None:
+    """Reads four events, then leaves the iterator."""
+    for index, _ in enumerate(events):
+        if index == 3:
+            break
+    events.close()
+
+
 def test_leaving_run_early_cancels_the_invocation() -> None:
     # The stream stalls after STALL chunks, so it is closed only if the cancellation reaches
     # it.
     stream = ChunkStream(CHUNKS, stall_after=STALL)
     llm = ScriptedLlm([stream.from_async])
-    runner = in_memory_runner(LlmAgent(name="writer", model=llm))
-    new_session(runner)
-
-    events = runner.run(
-        user_id="u1", session_id="s1", new_message="go", run_config=SSE, max_buffer=8
-    )
-    for index, _ in enumerate(events):
-        if index == 3:
-            break
-    events.close()  # type: ignore[attr-defined]
+    runner, events = _streaming_run(llm)
+    _leave_after_four(events)
     # The cancelled run releases the session once its stop was recorded.
     runner.when_idle(user_id="u1", session_id="s1").run()
 
@@ -240,12 +250,7 @@ def test_run_holds_an_async_model_at_the_buffers_bounds_while_its_consumer_waits
     # the event loop never waits, but it is paused, so it stays within the two bounds.
     stream = ChunkStream(CHUNKS)
     llm = ScriptedLlm([_piped(stream) if piped else stream.from_async])
-    runner = in_memory_runner(LlmAgent(name="writer", model=llm))
-    new_session(runner)
-
-    events = runner.run(
-        user_id="u1", session_id="s1", new_message="go", run_config=SSE, max_buffer=8
-    )
+    runner, events = _streaming_run(llm)
     next(events)
     _loop_turns(200)
     ahead = stream.produced
@@ -261,12 +266,7 @@ def test_run_holds_an_async_model_at_the_buffers_bounds_while_its_consumer_waits
 def test_leaving_run_early_disposes_the_model_before_its_next_chunk(piped: bool) -> None:
     stream = ChunkStream(CHUNKS)
     llm = ScriptedLlm([_piped(stream) if piped else stream.from_async])
-    runner = in_memory_runner(LlmAgent(name="writer", model=llm))
-    new_session(runner)
-
-    events = runner.run(
-        user_id="u1", session_id="s1", new_message="go", run_config=SSE, max_buffer=8
-    )
+    runner, events = _streaming_run(llm)
     for index, _ in enumerate(events):
         if index == 3:
             break
@@ -285,16 +285,8 @@ def test_leaving_run_early_cancels_a_run_still_inside_its_synchronous_subscribe(
     # on the iterator's thread, waiting in on_next for the consumer. Leaving cancels it there
     # (the iterator had its handle before the run started), not once it ran to its end.
     llm = ScriptedLlm([["x"] * 5_000])
-    runner = in_memory_runner(LlmAgent(name="writer", model=llm))
-    new_session(runner)
-
-    events = runner.run(
-        user_id="u1", session_id="s1", new_message="go", run_config=SSE, max_buffer=8
-    )
-    for index, _ in enumerate(events):
-        if index == 3:
-            break
-    events.close()  # type: ignore[attr-defined]
+    runner, events = _streaming_run(llm)
+    _leave_after_four(events)
     runner.when_idle(user_id="u1", session_id="s1").run()
 
     _assert_cancelled_session(runner)
