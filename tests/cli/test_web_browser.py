@@ -317,6 +317,12 @@ def test_empty_state_agent_tree_folded_chunks_and_transfer_marker(
         expect(page.locator("#events tr.ev.chunk.open")).to_have_count(0)
         head.locator(".toggle").click()
         expect(page.locator("#events tr.ev.chunk.open")).to_have_count(1)
+        # The end of the run, or opening the session again, redraws the table: the chunks
+        # stay open.
+        expect(page.locator("#status")).to_have_text("idle")
+        page.locator("#sessions li.selected").click()
+        expect(page.locator("#events tr.ev.chunks.expanded")).to_have_count(1)
+        expect(page.locator("#events tr.ev.chunk.open")).to_have_count(1)
 
         _say(page, "handoff")
         transfer = page.locator("#chat .chip.transfer")
