@@ -57,6 +57,15 @@ def _awaiting(wait: float = 0.0) -> Any:
     return reply
 
 
+def _ran_to_the_end(runner: Runner) -> bool:
+    """Runs one turn through ``run_async``; whether it completed in time."""
+    done = threading.Event()
+    runner.run_async(user_id=USER, session_id="s1", new_message="hi").subscribe(
+        on_completed=done.set
+    )
+    return done.wait(WAIT)
+
+
 def _runner(*script: Any) -> Runner:
     runner = in_memory_runner(LlmAgent(name="a", model=ScriptedLlm(list(script))))
     new_session(runner)
@@ -120,11 +129,7 @@ def test_a_tool_turn_whose_model_answers_from_another_thread_leaves_nothing_behi
     ]
     runner = in_memory_runner(LlmAgent(name="a", model=ScriptedLlm(script), tools=[add]))
     new_session(runner)
-    done = threading.Event()
-    runner.run_async(user_id=USER, session_id="s1", new_message="hi").subscribe(
-        on_completed=done.set
-    )
-    assert done.wait(WAIT)
+    assert _ran_to_the_end(runner)
     assert _alive(Invocation) == []
     assert [e.author for e in stored(runner)] == ["user", "a", "a", "a"]
 
@@ -195,11 +200,7 @@ def test_a_tool_turn_on_the_io_pool_leaves_nothing_behind() -> None:
     script = [LlmResponse(content=types.Content(role="model", parts=[call])), "3"]
     runner = in_memory_runner(LlmAgent(name="a", model=ScriptedLlm(script), tools=[add]))
     new_session(runner)
-    done = threading.Event()
-    runner.run_async(user_id=USER, session_id="s1", new_message="hi").subscribe(
-        on_completed=done.set
-    )
-    assert done.wait(WAIT)
+    assert _ran_to_the_end(runner)
     runner.when_idle(user_id=USER, session_id="s1").run()
     assert _alive(Invocation, WrittenSteps, SessionWriter) == []
     assert [e.author for e in stored(runner)] == ["user", "a", "a", "a"]
