@@ -41,7 +41,7 @@ from adk_rx.rx._engine.inner import INNERS
 from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
-__all__ = ["Steps", "closed", "from_generator"]
+__all__ = ["Steps", "WaitingSteps", "closed", "from_generator"]
 
 T = TypeVar("T")
 
@@ -76,33 +76,106 @@ def from_generator(make: Callable[[], Steps[T]]) -> Observable[T]:
     return AwaitableObservable(subscribe)
 
 
-class _Driver(abc.DisposableBase, Generic[T]):
-    """One subscription: steps the generator, subscribes what it yields, and stops it."""
+_SUBSCRIBING = object()
+_RUNNING = object()
 
-    __slots__ = (
-        "_generator",
-        "_inner",
-        "_last",
-        "_lock",
-        "_observer",
-        "_scheduler",
-        "_state",
-        "disposed",
-    )
 
-    def __init__(self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None) -> None:
-        self._observer = observer
-        self._scheduler = scheduler
-        self._inner = Slot()
+class WaitingSteps(abc.DisposableBase, Generic[T]):
+    """A step generator's driver, as far as waiting for one inner at a time goes.
+
+    :meth:`_subscribe` subscribes what the generator yielded; when it ends while still
+    subscribing, its outcome is handed back for the caller's loop to go on with, else the
+    driver itself, as the inner's observer, goes on from its end later, on whatever thread
+    ended it, by calling :meth:`_resume` with the last item (or the error). Its items go to
+    :meth:`_inner_next`. Subclasses give those two and the generator's loop.
+    """
+
+    __slots__ = ("_generator", "_inner", "_last", "_lock", "_state", "disposed")
+
+    def __init__(self) -> None:
         self._generator: Steps[T] | None = None
+        self._inner: Slot | None = None  # made with the first inner
         self._last: T | None = None
         # Where the inner being subscribed is (one at a time): _SUBSCRIBING, _RUNNING (it
-        # goes on later), or its outcome when it ended while subscribing. The lock is made
-        # with the first inner; both live on the driver, not in closures made per inner, so
-        # a run waiting on its model keeps fewer objects.
+        # goes on later), or its outcome when it ended while subscribing. The lock and the
+        # inner's slot are made with the first inner; all live on the driver, not in closures
+        # made per inner, so a run waiting on its model keeps fewer objects.
         self._lock: threading.Lock | None = None
         self._state: Any = _SUBSCRIBING
         self.disposed = False
+
+    def _resume(self, value: T | None, error: Exception | None) -> None:
+        """Runs the generator on from the inner's end (sent ``value``, or thrown ``error``)."""
+        raise NotImplementedError
+
+    def _inner_next(self, item: T) -> None:
+        """An item of the inner the generator waits for."""
+        raise NotImplementedError
+
+    def _subscribe(
+        self, inner: Observable[T], scheduler: abc.SchedulerBase | None = None
+    ) -> tuple[T | None, Exception | None] | None:
+        """Subscribes ``inner``; its outcome when it ended while subscribing, else None."""
+        self._last = None
+        lock = self._lock
+        if lock is None:
+            lock = self._lock = threading.Lock()
+            self._inner = Slot()
+            if self.disposed:  # (a disposal that did not see the slot yet)
+                return None
+        self._state = _SUBSCRIBING
+        # The driver is the inner's observer itself (on_error, on_completed below); items go
+        # straight to _inner_next (the handle drops late ones once it is disposed).
+        sync.subscribe_inner(
+            inner, self, scheduler=scheduler, into=self._inner, relay=self._inner_next
+        )
+        with lock:
+            state = self._state
+            if state is _SUBSCRIBING:
+                self._state = _RUNNING
+                return None
+            self._state = _SUBSCRIBING  # the outcome is handed back, not kept
+            return state
+
+    def _ended(self, error: Exception | None) -> None:
+        lock = self._lock
+        assert lock is not None  # made before the inner was subscribed
+        with lock:
+            later = self._state is _RUNNING
+            if not later:
+                self._state = (self._last, error)
+        if later:
+            self._resume(self._last if error is None else None, error)
+
+    # The inner's observer (see _subscribe; its items go to _inner_next).
+    def on_next(self, item: T) -> None:
+        self._inner_next(item)
+
+    def on_error(self, error: Exception) -> None:
+        self._ended(error)
+
+    def on_completed(self) -> None:
+        self._ended(None)
+
+    def _close(self) -> None:
+        if self._generator is not None and closed(self._generator):
+            self._generator = None
+
+    def _dispose_inner(self) -> None:
+        inner = self._inner
+        if inner is not None:
+            inner.dispose()
+
+
+class _Driver(WaitingSteps[T]):
+    """One subscription: steps the generator, subscribes what it yields, and stops it."""
+
+    __slots__ = ("_observer", "_scheduler")
+
+    def __init__(self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None) -> None:
+        super().__init__()
+        self._observer = observer
+        self._scheduler = scheduler
 
     def start(self, generator: Steps[T]) -> None:
         self._generator = generator
@@ -141,67 +214,26 @@ class _Driver(abc.DisposableBase, Generic[T]):
                     observer.on_next(one)
                     value = one
                 continue
-            outcome = self._subscribe(item)
+            outcome = self._subscribe(item, self._scheduler)
             if outcome is None:
                 return  # completes later: the inner's completion or error goes on from there
             value, error = outcome
         self._close()
 
+    _resume = _advance
+
     def _inner_next(self, item: T) -> None:
         self._last = item
         self._observer.on_next(item)
 
-    def _subscribe(self, inner: Observable[T]) -> tuple[T | None, Exception | None] | None:
-        """Subscribes ``inner``; its outcome when it ended while subscribing, else None."""
-        self._last = None
-        lock = self._lock
-        if lock is None:
-            lock = self._lock = threading.Lock()
-        self._state = _SUBSCRIBING
-        # The driver is the inner's observer itself (on_error, on_completed below); items go
-        # straight to _inner_next (the handle drops late ones once it is disposed).
-        sync.subscribe_inner(
-            inner, self, scheduler=self._scheduler, into=self._inner, relay=self._inner_next
-        )
-        with lock:
-            state = self._state
-            if state is _SUBSCRIBING:
-                self._state = _RUNNING
-                return None
-            self._state = _SUBSCRIBING  # the outcome is handed back, not kept
-            return state
-
-    def _completed(self) -> None:
-        self._ended(None)
-
-    def _ended(self, error: Exception | None) -> None:
-        lock = self._lock
-        assert lock is not None  # made before the inner was subscribed
-        with lock:
-            later = self._state is _RUNNING
-            if not later:
-                self._state = (self._last, error)
-        if later:
-            self._advance(self._last if error is None else None, error)
-
-    on_next = _inner_next  # the inner's observer: see _subscribe
-    on_error = _ended
-    on_completed = _completed
-
-    def _close(self) -> None:
-        if self._generator is not None and closed(self._generator):
-            self._generator = None
+    on_next = _inner_next
 
     def dispose(self) -> None:
         if self.disposed:  # (its observer, handed it early, disposes it as it completes)
             return
         self.disposed = True
-        self._inner.dispose()
+        self._dispose_inner()
         self._close()
-
-
-_SUBSCRIBING = object()
-_RUNNING = object()
 
 
 def closed(generator: Generator[Any, Any, Any]) -> bool:

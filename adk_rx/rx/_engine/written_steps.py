@@ -25,17 +25,14 @@ generator (its ``finally`` blocks run) as soon as it is not running.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-from reactivex import Observable, abc
+from reactivex import Observable
 
-from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.concat_map_direct import concat_map_sink
-from adk_rx.rx._engine.generator_stage import Steps, closed
+from adk_rx.rx._engine.generator_stage import Steps, WaitingSteps
 from adk_rx.rx._engine.inner import Inner
-from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
 __all__ = ["WrittenSteps"]
@@ -54,11 +51,7 @@ def _nothing(_: Any) -> SyncObservable[Any]:
     return _NONE
 
 
-_SUBSCRIBING = object()
-_RUNNING = object()
-
-
-class WrittenSteps(abc.DisposableBase, Generic[T]):
+class WrittenSteps(WaitingSteps[T]):
     """Drives one step generator and writes its items (see the module's docstring).
 
     Args:
@@ -79,17 +72,11 @@ class WrittenSteps(abc.DisposableBase, Generic[T]):
         "_done",
         "_emit",
         "_fail",
-        "_generator",
-        "_inner",
-        "_last",
-        "_lock",
         "_mapped",
         "_passes",
         "_sink",
-        "_state",
         "_store",
         "_write",
-        "disposed",
     )
 
     def __init__(
@@ -104,6 +91,7 @@ class WrittenSteps(abc.DisposableBase, Generic[T]):
         done: Callable[[Any], None],
         fail: Callable[[Exception], None],
     ) -> None:
+        super().__init__()
         self._write = write
         self._apply = apply
         self._store = store
@@ -112,13 +100,8 @@ class WrittenSteps(abc.DisposableBase, Generic[T]):
         self._emit = emit
         self._done = done
         self._fail = fail
-        self._generator: Steps[T] | None = generator
+        self._generator = generator
         self._sink: Any = None  # the concat_map_direct sink, once a write waited
-        self._inner: Slot | None = None  # made with the first inner
-        self._last: T | None = None
-        self._lock: threading.Lock | None = None  # made with the first inner
-        self._state: Any = _SUBSCRIBING
-        self.disposed = False
 
     def run(self, value: T | None = None, error: Exception | None = None) -> None:
         """Runs the generator (sent ``value``, or thrown ``error``) until it waits for an
@@ -194,6 +177,8 @@ class WrittenSteps(abc.DisposableBase, Generic[T]):
                     emit(out)
         self._close()
 
+    _resume = run
+
     def _writing(self, stored: Observable[T]) -> None:
         """A write waits: a sink takes over the writing, busy with it."""
         self._sink = concat_map_sink(
@@ -224,12 +209,12 @@ class WrittenSteps(abc.DisposableBase, Generic[T]):
         self._write = self._store = _nothing
         self._sink = None
 
-    def _inner_next(self, one: T) -> None:
+    def _inner_next(self, item: T) -> None:
         """An item of the inner the generator waits for: written as the loop writes one."""
         if self.disposed:
             return
-        self._last = one
-        written = one if self._mapped is None else self._mapped(one)
+        self._last = item
+        written = item if self._mapped is None else self._mapped(item)
         sink = self._sink
         if sink is not None:
             sink.on_next(written)
@@ -247,57 +232,12 @@ class WrittenSteps(abc.DisposableBase, Generic[T]):
                 return
             emit(out)
 
-    def _subscribe(self, inner: Observable[T]) -> tuple[T | None, Exception | None] | None:
-        """Subscribes ``inner``; its outcome when it ended while subscribing, else None."""
-        self._last = None
-        lock = self._lock
-        if lock is None:
-            lock = self._lock = threading.Lock()
-            self._inner = Slot()
-            if self.disposed:
-                return None
-        self._state = _SUBSCRIBING
-        sync.subscribe_inner(inner, self, into=self._inner, relay=self._inner_next)
-        with lock:
-            state = self._state
-            if state is _SUBSCRIBING:
-                self._state = _RUNNING
-                return None
-            self._state = _SUBSCRIBING  # the outcome is handed back, not kept
-            return state
-
-    def _ended(self, error: Exception | None) -> None:
-        lock = self._lock
-        assert lock is not None  # made before the inner was subscribed
-        with lock:
-            later = self._state is _RUNNING
-            if not later:
-                self._state = (self._last, error)
-        if later:
-            self.run(self._last if error is None else None, error)
-
-    # The inner's observer (see _subscribe; its items go to _inner_next).
-    def on_next(self, one: T) -> None:
-        self._inner_next(one)
-
-    def on_error(self, error: Exception) -> None:
-        self._ended(error)
-
-    def on_completed(self) -> None:
-        self._ended(None)
-
-    def _close(self) -> None:
-        if self._generator is not None and closed(self._generator):
-            self._generator = None
-
     def dispose(self) -> None:
         """Stops before the next item, disposes the inner and the sink, closes the generator."""
         self.disposed = True
         sink = self._sink
         self._let_go()
-        inner = self._inner
-        if inner is not None:
-            inner.dispose()
+        self._dispose_inner()
         if sink is not None:
             sink.dispose()
         self._close()
