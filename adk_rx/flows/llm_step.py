@@ -80,7 +80,17 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         responses = answered.values
         if responses is None:
             responses = answered.items_now()
-    elif answered is None or not _collects(agent, ctx):
+    elif (
+        answered is None
+        # The answer is waited for whole unless each chunk is emitted as it comes, or an
+        # on-model-error callback may recover (plain reads, no call per model call).
+        or ctx.run_config.streaming_mode is not StreamingMode.NONE
+        or agent.on_model_error_callback
+        or (
+            (plugins := ctx.services.plugins) is not None
+            and "on_model_error_callback" in plugins.hooks
+        )
+    ):
         # A step waiting on its model keeps neither the request's builder nor the model's
         # Observable (subscribed by then): the call is yielded from a list, not a local.
         call = [call_model_counted(agent, ctx, request, answered)]
@@ -135,17 +145,6 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     if failed is not None:
         raise failed
     return last
-
-
-def _collects(agent: LlmAgent, ctx: InvocationContext) -> bool:
-    """Whether a model's later answer is waited for whole: not streamed (each chunk is
-    emitted as it comes) and with no on-model-error callback to recover."""
-    plugins = ctx.services.plugins
-    return (
-        ctx.run_config.streaming_mode is StreamingMode.NONE
-        and not agent.on_model_error_callback
-        and (plugins is None or "on_model_error_callback" not in plugins.hooks)
-    )
 
 
 def _answer(

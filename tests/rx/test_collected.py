@@ -4,16 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from reactivex import Observable
 from reactivex.subject import Subject
 
 from adk_rx.rx._engine.collected import collected
+from adk_rx.rx._engine.settle import settle
+
+# Each test runs on the source as it is and on its settled answer (subscribed already,
+# going on later), which collects into the list itself.
+SOURCES = pytest.mark.parametrize("settled", [False, True], ids=["source", "settled answer"])
 
 
-def test_items_are_kept_aside_and_the_end_is_passed_on() -> None:
+def _source(subject: Subject[str], settled: bool) -> Observable[str]:
+    return settle(subject) if settled else subject
+
+
+@SOURCES
+def test_items_are_kept_aside_and_the_end_is_passed_on(settled: bool) -> None:
     source: Subject[str] = Subject()
     into: list[str] = []
     seen: list[Any] = []
-    collected(source, into).subscribe(seen.append, seen.append, lambda: seen.append("|"))
+    collected(_source(source, settled), into).subscribe(
+        seen.append, seen.append, lambda: seen.append("|")
+    )
     source.on_next("a")
     source.on_next("b")
     assert into == ["a", "b"] and seen == []
@@ -21,21 +35,23 @@ def test_items_are_kept_aside_and_the_end_is_passed_on() -> None:
     assert seen == ["|"]
 
 
-def test_an_error_is_passed_on_with_the_items_before_it_kept() -> None:
+@SOURCES
+def test_an_error_is_passed_on_with_the_items_before_it_kept(settled: bool) -> None:
     source: Subject[str] = Subject()
     into: list[str] = []
     seen: list[Any] = []
-    collected(source, into).subscribe(seen.append, seen.append)
+    collected(_source(source, settled), into).subscribe(seen.append, seen.append)
     source.on_next("a")
     error = ValueError("down")
     source.on_error(error)
     assert into == ["a"] and seen == [error]
 
 
-def test_disposing_it_disposes_the_source() -> None:
+@SOURCES
+def test_disposing_it_disposes_the_source(settled: bool) -> None:
     source: Subject[str] = Subject()
     into: list[str] = []
-    subscription = collected(source, into).subscribe()
+    subscription = collected(_source(source, settled), into).subscribe()
     assert source.observers
     subscription.dispose()
     assert not source.observers

@@ -8,11 +8,14 @@ import time
 from collections.abc import Generator
 from typing import Any
 
+import pytest
 import reactivex as rx
 from reactivex.subject import Subject
 from reactivex.testing import ReactiveTest, TestScheduler
 
+from adk_rx.rx._engine.collected import collected
 from adk_rx.rx._engine.generator_stage import from_generator
+from adk_rx.rx._engine.settle import settle
 from adk_rx.rx._engine.sync import items, just
 
 on_next, on_completed, on_error = (
@@ -127,6 +130,42 @@ def test_an_inner_completing_on_another_thread_resumes_the_generator_there() -> 
     assert threads != [threading.current_thread().name]
 
 
+def test_a_settled_answer_is_taken_over_emitted_or_collected_in_order() -> None:
+    # The driver takes over a settled answer (settle) that goes on later: its items held
+    # before, then those that come on another thread, emitted or collected in order; the
+    # generator resumes from its end on that thread.
+    emitted: Subject[str] = Subject()
+    kept: Subject[str] = Subject()
+    into: list[str] = []
+    resumed: list[Any] = []
+
+    def steps() -> Generator[Any, Any, None]:
+        answer = settle(emitted)
+        emitted.on_next("a")  # before the driver took over: held, then replayed
+        resumed.append((yield answer))
+        resumed.append((yield collected(settle(kept), into)))
+        resumed.append(threading.current_thread().name)
+        yield just(list(into))
+
+    got: list[Any] = []
+    done = threading.Event()
+    from_generator(steps).subscribe(got.append, got.append, done.set)
+
+    def answer() -> None:
+        emitted.on_next("b")
+        emitted.on_completed()
+        kept.on_next("c")
+        kept.on_next("d")
+        kept.on_completed()
+
+    answering = threading.Thread(target=answer, name="answering")
+    answering.start()
+    answering.join()
+    assert done.is_set()
+    assert got == ["a", "b", ["c", "d"]]
+    assert resumed == ["b", None, "answering"]
+
+
 def test_disposing_from_inside_on_next_stops_the_run_and_closes_the_generator() -> None:
     # The run goes on synchronously once a first inner completed (after subscribe() returned,
     # so the subscriber holds the handle): a dispose from on_next stops it at that item.
@@ -158,14 +197,17 @@ def test_disposing_from_inside_on_next_stops_the_run_and_closes_the_generator() 
     assert closed == ["closed"]
 
 
-def test_disposing_while_an_inner_runs_disposes_the_inner_and_emits_nothing_more() -> None:
+@pytest.mark.parametrize("settled", [False, True], ids=["subscribed", "settled answer"])
+def test_disposing_while_an_inner_runs_disposes_the_inner_and_emits_nothing_more(
+    settled: bool,
+) -> None:
     subject: Subject[str] = Subject()
     closed: list[str] = []
 
     def steps() -> Generator[Any, Any, None]:
         try:
             yield just("a")
-            yield subject
+            yield settle(subject) if settled else subject
             yield just("never")
         finally:
             closed.append("closed")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import gc
+import threading
 from collections.abc import Generator
 from typing import Any
 
 from reactivex import Observable
 from reactivex.subject import Subject
 
+from adk_rx.rx._engine.collected import collected
+from adk_rx.rx._engine.settle import settle
 from adk_rx.rx._engine.sync import SyncObservable, just
 from adk_rx.rx._engine.written_steps import WrittenSteps
 
@@ -86,6 +90,33 @@ def test_items_here_are_written_at_once_and_an_inner_answering_later_is_resumed_
     assert log.emitted == ["A", "B", "x", "C AFTER X"]
     assert log.stored == ["a", "b", "c after x"]
     assert log.ends == [None]
+
+
+def test_a_settled_answer_it_waited_for_keeps_nothing_once_it_ended() -> None:
+    # The driver takes a settled answer (settle) over itself, its handle kept until the
+    # next inner; once the answer ended, the handle lets go of the driver: with the cyclic
+    # GC off, the driver is freed with its last reference.
+    log = _Log()
+    answer: Subject[str] = Subject()
+    into: list[str] = []
+
+    def steps() -> Generator[Any, Any, None]:
+        yield collected(settle(answer), into)
+        yield just(f"got {into}")
+
+    gc.collect()
+    gc.disable()
+    try:
+        driver = log.steps(steps())
+        driver.run()
+        answering = threading.Thread(target=lambda: (answer.on_next("a"), answer.on_completed()))
+        answering.start()
+        answering.join()
+        assert log.emitted == ["GOT ['A']"] and log.ends == [None]
+        del driver
+        assert not [o for o in gc.get_objects() if type(o) is WrittenSteps]
+    finally:
+        gc.enable()
 
 
 def test_an_inner_error_is_raised_in_the_generator_which_may_recover() -> None:

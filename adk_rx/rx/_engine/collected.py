@@ -10,7 +10,9 @@ nothing, and reads ``into`` once the yield returns (an error is raised at the yi
     source:                 --a--#e
     collected(source, xs):  -----#e      (xs == [a])
 
-Disposing it disposes the source.
+Disposing it disposes the source. A settled source that goes on later
+(:class:`~adk_rx.rx._engine.settle.Continued`) collects into the list itself, with no
+layer around it.
 
 ``each_of(source, fn)`` is the cheapest ``concat_map`` for a function that answers at once:
 each item's ``fn(item)`` (a list) emitted in its place, in one layer::
@@ -30,6 +32,7 @@ from reactivex import Observable, abc
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.settle import Continued
 
 __all__ = ["collected", "each_of"]
 
@@ -39,6 +42,9 @@ T = TypeVar("T")
 def collected(source: Observable[T], into: list[T]) -> Observable[Any]:
     """An Observable of no items that ends as ``source`` ends; ``source``'s items are
     appended to ``into`` as they come."""
+    if type(source) is Continued:  # subscribed once, as this is: it collects itself
+        source.collect_into = into
+        return source
     return _Collected(source, into)
 
 

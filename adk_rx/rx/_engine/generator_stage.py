@@ -38,6 +38,7 @@ from reactivex import Observable, abc
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx._engine.inner import INNERS
+from adk_rx.rx._engine.settle import Continued
 from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
@@ -126,9 +127,12 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
         self._state = _SUBSCRIBING
         # The driver is the inner's observer itself (on_error, on_completed below); items go
         # straight to _inner_next (the handle drops late ones once it is disposed).
-        sync.subscribe_inner(
-            inner, self, scheduler=scheduler, into=self._inner, relay=self._inner_next
-        )
+        if type(inner) is Continued:  # an answer already running: the driver takes it over
+            inner.hand_over(self, self._inner, self._inner_next)  # pyright: ignore[reportArgumentType]
+        else:
+            sync.subscribe_inner(
+                inner, self, scheduler=scheduler, into=self._inner, relay=self._inner_next
+            )
         with lock:
             state = self._state
             if state is _SUBSCRIBING:
@@ -137,7 +141,9 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
             self._state = _SUBSCRIBING  # the outcome is handed back, not kept
             return state
 
-    def _ended(self, error: Exception | None) -> None:
+    def _ended(self, error: Exception | None = None) -> None:
+        """The inner's end (its error, or None), called as its ``on_error`` and its
+        ``on_completed`` (one frame per end, not two)."""
         lock = self._lock
         assert lock is not None  # made before the inner was subscribed
         with lock:
@@ -151,11 +157,7 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
     def on_next(self, item: T) -> None:
         self._inner_next(item)
 
-    def on_error(self, error: Exception) -> None:
-        self._ended(error)
-
-    def on_completed(self) -> None:
-        self._ended(None)
+    on_error = on_completed = _ended
 
     def _close(self) -> None:
         if self._generator is not None and closed(self._generator):

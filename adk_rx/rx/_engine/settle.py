@@ -41,9 +41,10 @@ from reactivex.scheduler.trampoline import Trampoline
 from adk_rx.rx._engine.awaitable import AwaitableObservable, LaterObservable
 from adk_rx.rx._engine.inner import INNERS
 from adk_rx.rx._engine.loops import on_event_loop, pausing_pump, resume
+from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable, items
 
-__all__ = ["HELD_AT_MOST", "settle"]
+__all__ = ["HELD_AT_MOST", "Continued", "settle"]
 
 T = TypeVar("T")
 
@@ -76,6 +77,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
     to the subscriber's ``on_next`` itself."""
 
     __slots__ = (
+        "deliver",
         "downstream",
         "held",
         "is_stopped",
@@ -95,6 +97,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         self.held: list[Any] = []
         self.terminal: Any = None  # _COMPLETED or the error, until delivered
         self.downstream: abc.ObserverBase[Any] | None = None
+        self.deliver: Any = _drop  # where items go once taken over (the subscriber's on_next)
         self.lock = threading.Lock()
         # Producers that poll ``observer.is_stopped`` stop once the subscriber is gone (an
         # attribute: a streaming model may read it before every chunk).
@@ -141,11 +144,10 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                         held.append(value)
                         self._pause()
                         return
-                    downstream = self._wait_for_taker()
-                    if downstream is None:
+                    if self._wait_for_taker() is None:
                         return  # disposed meanwhile: the item is dropped
         if not self.is_stopped:
-            downstream.on_next(value)
+            self.deliver(value)
 
     def _pause(self) -> None:
         """(Under the lock, on an event loop.) Pauses the pump emitting, if it is one."""
@@ -164,13 +166,12 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
             room.wait()
         return None if self.is_stopped else self.downstream
 
-    def on_error(self, error: Exception) -> None:
-        self._end(error)
+    def on_error(self, error: Exception | Any = _COMPLETED) -> None:
+        """The source's end: ``error``, or its completion (called as ``on_completed``).
 
-    def on_completed(self) -> None:
-        self._end(_COMPLETED)
-
-    def _end(self, terminal: Any) -> None:
+        Once a subscriber took over, the end is passed on to it, and then this lets go of
+        the subscriber and of the source's handle (which usually holds this object: a
+        reference cycle), as an auto-detaching observer would."""
         self.on_next = _drop
         downstream = self.downstream
         if downstream is None:
@@ -178,32 +179,43 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                 downstream = self.downstream
                 if downstream is None:
                     if self.terminal is None:
-                        self.terminal = terminal
+                        self.terminal = error
                     return
         if self.is_stopped:
             return
         self.is_stopped = True
-        self.on_next = _drop  # again: a take-over in between may have set it
-        if terminal is _COMPLETED:
-            downstream.on_completed()
-        else:
-            downstream.on_error(terminal)
+        self.on_next = self.deliver = _drop  # (again: a take-over in between may have set it)
+        try:
+            if error is _COMPLETED:
+                downstream.on_completed()
+            else:
+                downstream.on_error(error)
+        finally:
+            self.downstream = None
+            subscription, self.subscription = self.subscription, _NOOP
+            subscription.dispose()
 
-    def take_over(self, observer: abc.ObserverBase[Any]) -> None:
+    on_completed = on_error  # (one frame per end, not two)
+
+    def take_over(self, observer: abc.ObserverBase[Any], deliver: Any = None) -> None:
         """Replays what was held, in order, then lets the source reach ``observer``.
 
         A producer on another thread waits while the held items are replayed, so the items
-        it emits next reach ``observer`` directly, after them.
+        it emits next reach ``observer`` directly, after them. ``deliver``: where the items
+        go instead of ``observer.on_next`` (its end still goes to ``observer``).
         """
+        if deliver is None:
+            deliver = observer.on_next
         me = _THREAD_TRAMPOLINE.tramp
         while True:
             with self.lock:
                 held, self.held = self.held, []
                 terminal = self.terminal
                 if not held and terminal is None:
-                    self.downstream = observer
                     if not self.is_stopped:
-                        self.on_next = observer.on_next
+                        self.deliver = deliver  # (before a producer can see the subscriber)
+                        self.downstream = observer
+                        self.on_next = deliver
                     self.replaying = None
                     if self.room is not None:  # producers wait for a taker: released
                         self.room.notify_all()
@@ -214,19 +226,17 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
             for value in held:
                 if self.is_stopped:
                     return
-                observer.on_next(value)
+                deliver(value)
             if terminal is not None:  # it came after every held item: nothing follows it
                 if not self.is_stopped:
-                    self.is_stopped = True
-                    if terminal is _COMPLETED:
-                        observer.on_completed()
-                    else:
-                        observer.on_error(terminal)
+                    self.downstream = observer
+                    self.on_error(terminal)
                 return
 
     def dispose(self) -> None:
-        self.on_next = _drop
+        self.on_next = self.deliver = _drop
         self.is_stopped = True
+        self.downstream = None  # let go of the subscriber (it may hold this object's handle)
         room = self.room
         if room is not None or self.pauses:  # a producer may wait for a taker: released
             with self.lock:
@@ -236,7 +246,8 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                     resume(self.pauses)
         # Let go of the source's handle: it usually holds this observer (a reference cycle).
         subscription, self.subscription = self.subscription, _NOOP
-        subscription.dispose()
+        if subscription is not _NOOP:  # (let go of already once the source ended)
+            subscription.dispose()
 
 
 def _subscribe(source: Observable[Any], observer: _Held) -> abc.DisposableBase:
@@ -261,7 +272,9 @@ def _subscribe(source: Observable[Any], observer: _Held) -> abc.DisposableBase:
             _SPARES.free.append(spare)
     if inner is None:
         return _NOOP
-    if not hasattr(inner, "dispose"):  # a bare callable (no ABC check: it is a Python call)
+    try:  # a disposable (an attribute read: isinstance against the ABC costs two calls)
+        inner.dispose  # noqa: B018
+    except AttributeError:  # a bare callable
         return Disposable(cast("Callable[[], None]", inner))
     return inner
 
@@ -279,16 +292,21 @@ def settle(source: Observable[T]) -> Observable[T]:
     held.subscription = _subscribe(source, held)
     if held.terminal is _COMPLETED:  # completed (here, or on another thread by now): all held
         return items(held.held)
-    return _Continued(held)
+    return Continued(held)
 
 
-class _Continued(AwaitableObservable[T]):
+class Continued(AwaitableObservable[T]):
     """A settled source that goes on later: subscribing takes over its running subscription
-    (one object, no subscribe function around it)."""
+    (one object, no subscribe function around it).
+
+    With ``collect_into`` set (a list, see :func:`~adk_rx.rx._engine.collected.collected`), it
+    emits nothing: its items are appended to that list, and it ends as the source ends.
+    """
 
     def __init__(self, held: _Held) -> None:  # pyright: ignore[reportMissingSuperCall]
         self._subscribe = None
         self._held = held
+        self.collect_into: list[Any] | None = None
 
     def _subscribe_core(
         self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
@@ -299,5 +317,15 @@ class _Continued(AwaitableObservable[T]):
             # dispose from another thread (a consumer that left) stops the source at once,
             # not only once this subscribe returned (the replay may wait on that consumer).
             observer.subscription = held  # pyright: ignore[reportAttributeAccessIssue]
-        held.take_over(observer)
+        into = self.collect_into
+        held.take_over(observer, None if into is None else into.append)
         return held
+
+    def hand_over(self, target: Any, into: Slot, relay: Any) -> None:
+        """Subscribes ``target`` (an observer of the source's end), its handle in ``into``
+        first; the items go to ``relay``, or to the list collected into. For a driver that
+        is the observer itself: no observer, and no frame, between the source and it."""
+        held = self._held
+        into.disposable = held
+        collect_into = self.collect_into
+        held.take_over(target, relay if collect_into is None else collect_into.append)
