@@ -29,6 +29,7 @@ from adk_rx.models.llm_request import LlmRequest
 from adk_rx.models.llm_response import LlmResponse
 from adk_rx.run_config import StreamingMode
 from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.blocking import Blocking
 from adk_rx.rx._engine.collected import each_of
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 from adk_rx.rx._engine.generator_stage import Steps, from_generator
@@ -82,7 +83,16 @@ def event_and_calls(
         item = items[0]  # one call, no progress events: its events are made as plain calls
         answered = run_call(agent, ctx, item)
         if type(answered) is not SyncObservable:  # on the tool's thread, once it answers
-            waiting = [each_of(answered, lambda result: call_events(agent, ctx, item, result))]
+
+            def events(result: Any) -> list[Event]:
+                return call_events(agent, ctx, item, result)
+
+            # (a call on a pool makes the events in its job, with no layer of its own)
+            waiting = [
+                answered.each_of(events)
+                if type(answered) is Blocking
+                else each_of(answered, events)
+            ]
             del answered  # (a waiting step keeps no Observable it subscribed)
             response = yield waiting.pop()
             if response is None:

@@ -23,6 +23,7 @@ from adk_rx.errors import BudgetExceededError, StopError, ToolResultError
 from adk_rx.flows.dedupe import earlier_answer, remember_answer
 from adk_rx.flows.tool_errors import error_text, format_tool_error, log_tool_error
 from adk_rx.rx._engine import sync
+from adk_rx.rx._engine.blocking import Blocking
 from adk_rx.rx._engine.first_or_recover import first_or_recover
 from adk_rx.rx._engine.settle import settle
 from adk_rx.rx._engine.sync import just as rx_just
@@ -167,6 +168,8 @@ def _plain_call(
         answered = settle(tool.run_async(args=item.args, tool_context=item.context))
     except Exception as exc:
         return settle(recover(exc))
+    if type(answered) is Blocking:  # a call on a pool: mapped (or recovered) by its job
+        return answered.first_or_recover(response, recover)
     if not sync.is_sync(answered):
         return first_or_recover(lambda: answered, response, recover)
     try:

@@ -18,6 +18,7 @@ from reactivex import Observable, abc
 from reactivex.disposable import Disposable
 
 from adk_rx.rx._engine.awaitable import LaterObservable
+from adk_rx.rx._engine.blocking import Blocking
 from adk_rx.rx.async_source import from_async
 from adk_rx.rx.iterators import to_async_iterable, to_iterable
 from adk_rx.rx.schedulers import io_scheduler, schedule_now
@@ -52,56 +53,7 @@ def from_blocking(fn: Callable[[], T], scheduler: abc.SchedulerBase | None = Non
     Returns:
         An Observable that emits ``fn()``'s result and completes.
     """
-
-    def subscribe(
-        observer: abc.ObserverBase[T], _: abc.SchedulerBase | None = None
-    ) -> abc.DisposableBase:
-        call = _BlockingCall(fn, observer)
-        call.scheduled = schedule_now(scheduler or io_scheduler(), call.work)
-        return call
-
-    return LaterObservable(subscribe)
-
-
-class _BlockingCall(abc.DisposableBase):
-    """One subscription of :func:`from_blocking`: the call, its observer, and its cancel.
-
-    One slotted object, where an event, two closures and a locked disposable were: a flag
-    read and written under the GIL is all a cancel needs (a call being run is not stopped,
-    only its result dropped).
-    """
-
-    __slots__ = ("cancelled", "fn", "observer", "scheduled")
-
-    def __init__(self, fn: Callable[[], Any], observer: abc.ObserverBase[Any]) -> None:
-        self.fn: Callable[[], Any] | None = fn
-        self.observer: abc.ObserverBase[Any] | None = observer
-        self.cancelled = False
-        self.scheduled: abc.DisposableBase | None = None
-
-    def work(self, _: abc.SchedulerBase, __: Any = None) -> None:
-        observer, fn = self.observer, self.fn
-        # Let go of both: the subscription chain holds this call as its disposable, and the
-        # observer reaches back to that chain, a cycle that would wait for the cyclic GC.
-        self.observer = self.fn = None
-        if self.cancelled or observer is None or fn is None:
-            return
-        try:
-            value = fn()
-        except Exception as exc:
-            if not self.cancelled:
-                observer.on_error(exc)
-            return
-        if not self.cancelled:
-            observer.on_next(value)
-            observer.on_completed()
-
-    def dispose(self) -> None:
-        self.cancelled = True
-        self.observer = self.fn = None
-        scheduled = self.scheduled
-        if scheduled is not None:
-            scheduled.dispose()
+    return Blocking(fn, scheduler)
 
 
 def from_blocking_iterable(

@@ -14,6 +14,8 @@ on these, which may change with the runtime:
   answer arriving later as plain values);
 * ``concat_map_direct.py``: ``concat_map`` whose mapper may answer without an Observable;
 * ``first_or_recover.py``: a call's first result mapped, or a recovery, in one layer;
+* ``blocking.py``: a blocking call on a pool (``from_blocking``), whose job also maps its
+  result, recovers from its error and makes its items, with no layer of their own;
 * ``stage_chain.py``: a run made of stages with a life cycle (the Runner's invocation);
 * ``top_level.py``: ``StartAware``, a source that knows whether its subscriber can stop it;
 * ``pending.py``: a Single's outcome, read at once or waited for (the session writer's

@@ -39,6 +39,7 @@ from reactivex.scheduler.currentthreadscheduler import CurrentThreadSchedulerSin
 from reactivex.scheduler.trampoline import Trampoline
 
 from adk_rx.rx._engine.awaitable import AwaitableObservable, LaterObservable
+from adk_rx.rx._engine.blocking import Blocking
 from adk_rx.rx._engine.inner import INNERS
 from adk_rx.rx._engine.loops import on_event_loop, pausing_pump, resume
 from adk_rx.rx._engine.slots import Slot
@@ -286,7 +287,8 @@ def settle(source: Observable[T]) -> Observable[T]:
     subscription: subscribe it once, at once; disposing it disposes ``source``.
     """
     kind = type(source)
-    if kind is SyncObservable or kind is LaterObservable:  # known now, or known to wait
+    # Known now, or known to wait:
+    if kind is SyncObservable or kind is LaterObservable or kind is Blocking:
         return source
     held = _Held()
     held.subscription = _subscribe(source, held)
