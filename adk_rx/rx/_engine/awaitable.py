@@ -31,6 +31,7 @@ from reactivex import operators as ops
 from reactivex.scheduler import NewThreadScheduler
 
 __all__ = [
+    "LATER_KINDS",
     "AwaitableObservable",
     "LaterObservable",
     "awaitable",
@@ -143,6 +144,10 @@ class LaterObservable(AwaitableObservable[T]):
     answer while subscribed: :func:`~adk_rx.rx._engine.settle.settle` passes it on as it is
     instead of holding what it emits (should a synchronous scheduler run it at once, the
     Rx path that takes it over handles that too)."""
+
+
+LATER_KINDS: set[type] = {LaterObservable}
+"""The LaterObservable types (each added where it is defined): ``settle`` passes them on."""
 
 
 def awaitable(source: Observable[T]) -> AwaitableObservable[T]:

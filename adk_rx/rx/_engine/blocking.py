@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from reactivex import Observable, abc
 
 from adk_rx.rx._engine import sync
-from adk_rx.rx._engine.awaitable import LaterObservable
+from adk_rx.rx._engine.awaitable import LATER_KINDS, LaterObservable
 from adk_rx.rx._engine.collected import each_of
 from adk_rx.rx._engine.first_or_recover import first_or_recover
 from adk_rx.rx._engine.slots import Slot
@@ -162,3 +162,6 @@ class _BlockingCall(abc.DisposableBase):
         recovery = self.recovery
         if recovery is not None:
             recovery.dispose()
+
+
+LATER_KINDS.add(Blocking)

@@ -38,8 +38,7 @@ from reactivex.disposable import Disposable
 from reactivex.scheduler.currentthreadscheduler import CurrentThreadSchedulerSingleton
 from reactivex.scheduler.trampoline import Trampoline
 
-from adk_rx.rx._engine.awaitable import AwaitableObservable, LaterObservable
-from adk_rx.rx._engine.blocking import Blocking
+from adk_rx.rx._engine.awaitable import LATER_KINDS, AwaitableObservable
 from adk_rx.rx._engine.inner import INNERS
 from adk_rx.rx._engine.loops import on_event_loop, pausing_pump, resume
 from adk_rx.rx._engine.slots import Slot
@@ -287,8 +286,7 @@ def settle(source: Observable[T]) -> Observable[T]:
     subscription: subscribe it once, at once; disposing it disposes ``source``.
     """
     kind = type(source)
-    # Known now, or known to wait:
-    if kind is SyncObservable or kind is LaterObservable or kind is Blocking:
+    if kind is SyncObservable or kind in LATER_KINDS:  # known now, or known to wait
         return source
     held = _Held()
     held.subscription = _subscribe(source, held)
