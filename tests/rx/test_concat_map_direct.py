@@ -7,9 +7,11 @@ from typing import Any
 
 import reactivex as rx
 from reactivex import operators as ops
+from reactivex.subject import Subject
 from reactivex.testing import ReactiveTest, TestScheduler
 
 from adk_rx.rx._engine.concat_map_direct import concat_map_direct
+from adk_rx.rx._engine.settle import settle
 from adk_rx.rx._engine.sync import items, just
 
 on_next, on_completed, on_error = (
@@ -200,3 +202,23 @@ def test_a_stop_from_inside_on_next_drops_the_rest_of_a_source_still_emitting() 
         got.append, on_completed=lambda: done.append(True)
     )
     assert got == [0, 1, 2] and done == [True]
+
+
+def test_a_settled_source_is_taken_over_in_order_and_disposed_with_it() -> None:
+    # A source settled already (a model answering on another thread): the sink takes its
+    # running subscription over, the items it held first, the rest as they come.
+    source: Subject[str] = Subject()
+    settled = settle(source)
+    source.on_next("a")  # before anyone took over: held, then replayed
+    got: list[Any] = []
+    mapped = concat_map_direct(lambda x: just(x.upper()), direct=lambda x: x if x == "b" else None)
+    subscription = mapped(settled).subscribe(got.append, got.append, lambda: got.append("|"))
+    source.on_next("b")  # mapped directly
+    assert got == ["A", "b"]
+    subscription.dispose()
+    assert not source.observers  # the settled subscription was disposed with the sink
+    source.on_next("c")
+    assert got == ["A", "b"]
+    ended = settle(rx.concat(rx.of("x"), rx.throw(ValueError("down"))))  # failed meanwhile
+    mapped(ended).subscribe(got.append, lambda e: got.append(repr(e)))
+    assert got == ["A", "b", "X", "ValueError('down')"]

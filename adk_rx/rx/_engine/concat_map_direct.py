@@ -46,6 +46,7 @@ from reactivex import Observable, abc
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx._engine.inner import INNERS
+from adk_rx.rx._engine.settle import Continued
 from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
@@ -295,10 +296,14 @@ def concat_map_direct(
             if type(observer) in INNERS:  # the handle known before the upstream runs
                 observer.subscription = sink  # pyright: ignore[reportAttributeAccessIssue]
             # Inside this operator's guarded subscribe: the upstream needs no wrapper layer.
-            # Its items go straight to the sink, which drops late ones itself (see on_next).
-            sync.subscribe_inner(
-                source, sink, scheduler=scheduler, relay=sink.on_next, into=sink.upstream
-            )
+            # Its items go straight to the sink, which drops late ones itself (see on_next);
+            # an answer already running (a model's on another thread) is taken over by it.
+            if type(source) is Continued:
+                source.take_over(sink, sink.on_next, sink.upstream)
+            else:
+                sync.subscribe_inner(
+                    source, sink, scheduler=scheduler, relay=sink.on_next, into=sink.upstream
+                )
             return sink
 
         return AwaitableObservable(subscribe)

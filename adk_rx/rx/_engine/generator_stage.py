@@ -128,7 +128,7 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
         # The driver is the inner's observer itself (on_error, on_completed below); items go
         # straight to _inner_next (the handle drops late ones once it is disposed).
         if type(inner) is Continued:  # an answer already running: the driver takes it over
-            inner.hand_over(self, self._inner, self._inner_next)  # pyright: ignore[reportArgumentType]
+            inner.take_over(self, self._inner_next, self._inner)
         else:
             sync.subscribe_inner(
                 inner, self, scheduler=scheduler, into=self._inner, relay=self._inner_next

@@ -72,16 +72,23 @@ _SPARES = _Spares()
 _THREAD_TRAMPOLINE: Any = CurrentThreadSchedulerSingleton._local  # pyright: ignore[reportPrivateUsage]
 
 
-class _Held(abc.ObserverBase[Any], abc.DisposableBase):
-    """Holds what the source emits until a subscriber takes over; then the source's items go
-    to the subscriber's ``on_next`` itself."""
+class Continued(AwaitableObservable[T], abc.ObserverBase[Any], abc.DisposableBase):
+    """A settled source that goes on later, and the observer it was subscribed with: holds
+    what the source emits until a subscriber takes over (subscribing it, once, at once), then
+    the source's items go to the subscriber's ``on_next`` itself. One object per wait: no
+    subscribe function, Observable or observer around it.
+
+    With ``collect_into`` set (a list, see :func:`~adk_rx.rx._engine.collected.collected`), it
+    emits nothing: its items are appended to that list, and it ends as the source ends.
+    """
 
     __slots__ = (
+        "collect_into",
         "deliver",
         "downstream",
+        "guard",
         "held",
         "is_stopped",
-        "lock",
         "on_next",
         "owner",
         "pauses",
@@ -93,12 +100,14 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         "terminal",
     )
 
-    def __init__(self) -> None:
+    def __init__(self) -> None:  # pyright: ignore[reportMissingSuperCall]
+        self._subscribe = None  # (AwaitableObservable's state: _subscribe_core is its own)
+        self.collect_into: list[Any] | None = None
         self.held: list[Any] = []
         self.terminal: Any = None  # _COMPLETED or the error, until delivered
         self.downstream: abc.ObserverBase[Any] | None = None
         self.deliver: Any = _drop  # where items go once taken over (the subscriber's on_next)
-        self.lock = threading.Lock()
+        self.guard = threading.Lock()
         # Producers that poll ``observer.is_stopped`` stop once the subscriber is gone (an
         # attribute: a streaming model may read it before every chunk).
         self.is_stopped = False
@@ -126,7 +135,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
                 if self.terminal is None:
                     self.held.append(value)
                 return
-            with self.lock:
+            with self.guard:
                 downstream = self.downstream
                 if downstream is None:
                     if self.terminal is not None or self.is_stopped:
@@ -150,7 +159,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
             self.deliver(value)
 
     def _pause(self) -> None:
-        """(Under the lock, on an event loop.) Pauses the pump emitting, if it is one."""
+        """(Under the guard, on an event loop.) Pauses the pump emitting, if it is one."""
         pump = pausing_pump()
         if pump is not None:
             if self.pauses is None:
@@ -158,10 +167,10 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
             self.pauses.append(pump.pause())
 
     def _wait_for_taker(self) -> abc.ObserverBase[Any] | None:
-        """Waits (holding the lock) until a subscriber took over or the run was disposed."""
+        """Waits (holding the guard) until a subscriber took over or the run was disposed."""
         room = self.room
         if room is None:
-            room = self.room = threading.Condition(self.lock)
+            room = self.room = threading.Condition(self.guard)
         while self.downstream is None and not self.is_stopped:
             room.wait()
         return None if self.is_stopped else self.downstream
@@ -175,7 +184,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         self.on_next = _drop
         downstream = self.downstream
         if downstream is None:
-            with self.lock:
+            with self.guard:
                 downstream = self.downstream
                 if downstream is None:
                     if self.terminal is None:
@@ -193,22 +202,38 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         finally:
             self.downstream = None
             subscription, self.subscription = self.subscription, _NOOP
-            subscription.dispose()
+            if subscription is not _NOOP:  # (let go of already by a dispose meanwhile)
+                subscription.dispose()
 
     on_completed = on_error  # (one frame per end, not two)
 
-    def take_over(self, observer: abc.ObserverBase[Any], deliver: Any = None) -> None:
+    def _subscribe_core(
+        self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        if type(observer) in INNERS:
+            # The stage's handle reaches the source before the held items are replayed: a
+            # dispose from another thread (a consumer that left) stops the source at once,
+            # not only once this subscribe returned (the replay may wait on that consumer).
+            observer.subscription = self  # pyright: ignore[reportAttributeAccessIssue]
+        self.take_over(observer, observer.on_next)
+        return self
+
+    def take_over(self, observer: Any, relay: Any, into: Slot | None = None) -> None:
         """Replays what was held, in order, then lets the source reach ``observer``.
 
-        A producer on another thread waits while the held items are replayed, so the items
-        it emits next reach ``observer`` directly, after them. ``deliver``: where the items
-        go instead of ``observer.on_next`` (its end still goes to ``observer``).
+        Its items go to ``relay`` (or to the list collected into), its end to ``observer``;
+        ``into`` (a slot) is given this handle first. For a driver that is the observer
+        itself: no observer, and no frame, between the source and it. A producer on
+        another thread waits while the held items are replayed, so the items it emits next
+        reach ``relay`` directly, after them.
         """
-        if deliver is None:
-            deliver = observer.on_next
+        if into is not None:
+            into.disposable = self
+        collect_into = self.collect_into
+        deliver = relay if collect_into is None else collect_into.append
         me = _THREAD_TRAMPOLINE.tramp
         while True:
-            with self.lock:
+            with self.guard:
                 held, self.held = self.held, []
                 terminal = self.terminal
                 if not held and terminal is None:
@@ -239,7 +264,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
         self.downstream = None  # let go of the subscriber (it may hold this object's handle)
         room = self.room
         if room is not None or self.pauses:  # a producer may wait for a taker: released
-            with self.lock:
+            with self.guard:
                 if room is not None:
                     room.notify_all()
                 if self.pauses:
@@ -250,7 +275,7 @@ class _Held(abc.ObserverBase[Any], abc.DisposableBase):
             subscription.dispose()
 
 
-def _subscribe(source: Observable[Any], observer: _Held) -> abc.DisposableBase:
+def _subscribe(source: Observable[Any], observer: Continued[Any]) -> abc.DisposableBase:
     """``source`` subscribed on an idle trampoline (the thread's, or a spare one)."""
     current = _THREAD_TRAMPOLINE.tramp
     observer.owner = current
@@ -288,44 +313,8 @@ def settle(source: Observable[T]) -> Observable[T]:
     kind = type(source)
     if kind is SyncObservable or kind in LATER_KINDS:  # known now, or known to wait
         return source
-    held = _Held()
+    held: Continued[T] = Continued()
     held.subscription = _subscribe(source, held)
     if held.terminal is _COMPLETED:  # completed (here, or on another thread by now): all held
         return items(held.held)
-    return Continued(held)
-
-
-class Continued(AwaitableObservable[T]):
-    """A settled source that goes on later: subscribing takes over its running subscription
-    (one object, no subscribe function around it).
-
-    With ``collect_into`` set (a list, see :func:`~adk_rx.rx._engine.collected.collected`), it
-    emits nothing: its items are appended to that list, and it ends as the source ends.
-    """
-
-    def __init__(self, held: _Held) -> None:  # pyright: ignore[reportMissingSuperCall]
-        self._subscribe = None
-        self._held = held
-        self.collect_into: list[Any] | None = None
-
-    def _subscribe_core(
-        self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
-    ) -> abc.DisposableBase:
-        held = self._held
-        if type(observer) in INNERS:
-            # The stage's handle reaches the source before the held items are replayed: a
-            # dispose from another thread (a consumer that left) stops the source at once,
-            # not only once this subscribe returned (the replay may wait on that consumer).
-            observer.subscription = held  # pyright: ignore[reportAttributeAccessIssue]
-        into = self.collect_into
-        held.take_over(observer, None if into is None else into.append)
-        return held
-
-    def hand_over(self, target: Any, into: Slot, relay: Any) -> None:
-        """Subscribes ``target`` (an observer of the source's end), its handle in ``into``
-        first; the items go to ``relay``, or to the list collected into. For a driver that
-        is the observer itself: no observer, and no frame, between the source and it."""
-        held = self._held
-        into.disposable = held
-        collect_into = self.collect_into
-        held.take_over(target, relay if collect_into is None else collect_into.append)
+    return held
