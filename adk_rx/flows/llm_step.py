@@ -9,6 +9,7 @@ follows each of its responses, is :mod:`adk_rx.flows.model_call`'s.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import reactivex as rx
@@ -70,7 +71,7 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         return last
     built = build_request(agent, ctx)
     if type(built) is not SyncObservable:
-        ended = yield built.pipe(concat_map_direct(lambda req: call_model(agent, ctx, req)))
+        ended = yield built.pipe(concat_map_direct(_model_calls(agent, ctx)))
         return ended or last
     request = (built.values or built.items_now())[0]
     ctx.increment_llm_call_count()
@@ -80,6 +81,7 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         responses = answered.values
         if responses is None:
             responses = answered.items_now()
+        tools = request.tools_dict
     elif (
         answered is None
         # The answer is waited for whole unless each chunk is emitted as it comes, or an
@@ -99,17 +101,18 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     else:
         # The answer comes later and nothing but the step handles it: the step waits for
         # its end and goes on as plain calls, as with an answer here at once. (A response
-        # before a failure is handled first, then the failure raised.)
+        # before a failure is handled first, then the failure raised.) It waits without the
+        # request either: only the request's tools are read after the answer.
         into: list[LlmResponse] = []
         waiting = [collected(answered, into)]
-        del built, answered
+        tools = request.tools_dict
+        del built, answered, request
         try:
             yield waiting.pop()
         except Exception as exc:
             failed = model_error(agent, exc)
         responses = into
     cc = CallbackContext(ctx)
-    tools = request.tools_dict
     ids = ResponseIds()
     chunks = None
     if ctx.run_config.streaming_mode is not StreamingMode.NONE:
@@ -145,6 +148,15 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
     if failed is not None:
         raise failed
     return last
+
+
+def _model_calls(
+    agent: LlmAgent, ctx: InvocationContext
+) -> Callable[[LlmRequest], Observable[Event]]:
+    """The model call of each built request (a function of its own: a closure made inside
+    the step would make its generator keep ``agent`` and ``ctx`` in cells for as long as it
+    waits)."""
+    return lambda request: call_model(agent, ctx, request)
 
 
 def _answer(

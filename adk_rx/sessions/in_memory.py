@@ -209,7 +209,7 @@ class InMemorySessionService(BaseSessionService):
             # only forgets it was pending.
             pending = session._unpersisted  # pyright: ignore[reportPrivateUsage]
             if event.id in pending:
-                pending.discard(event.id)
+                pending.pop(event.id, None)
             else:
                 session.apply(event)
             return (event,)

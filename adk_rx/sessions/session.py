@@ -58,8 +58,9 @@ class Session:
         # Derived data (e.g. model contents built from the history) shared by the views of
         # one stored session, so a long history is not converted again on every turn.
         self._memo: dict[Any, Any] = {} if memo is None else memo
-        # Ids of events the Runner applied to this view that the store has not stored yet.
-        self._unpersisted: set[str] = set()
+        # Ids of events the Runner applied to this view that the store has not stored yet (a
+        # dict of str keys, which the GC does not track, where a set is always tracked).
+        self._unpersisted: dict[str, None] = {}
 
     def apply(self, event: Event) -> None:
         """Appends ``event`` to this view and applies its state delta (partials are ignored)."""
@@ -78,12 +79,12 @@ class Session:
         if event.actions.state_delta:
             apply_delta(self.state, event.actions.state_delta)
         self.last_update_time = event.timestamp
-        self._unpersisted.add(event.id)
+        self._unpersisted[event.id] = None
 
     def take_applied(self, event: Event) -> bool:
         """True (and forgets it) when ``event`` was already applied by :meth:`mark_applied`."""
         try:
-            self._unpersisted.remove(event.id)
+            del self._unpersisted[event.id]
         except KeyError:
             return False
         return True

@@ -61,12 +61,13 @@ class _Collected(AwaitableObservable[Any]):
     ) -> abc.DisposableBase:
         source, into = self._source, self._into
         self._source = self._into = None  # subscribed once: a waiting run keeps no more
+        # The observer's own on_error and on_completed are called (no bound methods kept
+        # while the source runs); the items go to the list as they are.
         return sync.subscribe_inner(
             source,  # pyright: ignore[reportArgumentType]
-            into.append,  # pyright: ignore[reportOptionalMemberAccess]
-            observer.on_error,
-            observer.on_completed,
-            scheduler,
+            observer,
+            scheduler=scheduler,
+            relay=into.append,  # pyright: ignore[reportOptionalMemberAccess]
         )
 
 
