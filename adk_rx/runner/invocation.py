@@ -123,9 +123,7 @@ class Invocation(abc.DisposableBase):
         except Exception as exc:
             chain.fail(exc)
             return
-        driver = plain_turn(
-            services, request, ctx, writer, agent, chain, self.observer.on_next, self._completed
-        )
+        driver = plain_turn(services, request, ctx, writer, agent, chain, self.observer, self)
         if driver is not None:  # a plain LlmAgent: the Runner runs its steps itself
             chain.body.disposable = driver  # a stop disposes the loop
             driver.run()
@@ -243,6 +241,11 @@ class Invocation(abc.DisposableBase):
             self.observer.on_error(error)
 
         cleanup.subscribe(on_error=done, on_completed=done)
+
+    # The plain-turn driver's end (see StepsOwner): its error goes to the stop path as the
+    # chain's fail would send it (which, once the chain is over, does nothing, as _fail does).
+    steps_done = _completed
+    steps_failed = _fail
 
     def _stop(self, code: str) -> None:
         """Cancels the running body (disposal or deadline) and records where it stopped."""

@@ -25,8 +25,9 @@ generator fails the invocation as the generic path's would.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
+
+from reactivex import abc
 
 from adk_rx.agents.llm import LlmAgent
 from adk_rx.context import InvocationContext
@@ -37,7 +38,7 @@ from adk_rx.runner.request import TurnRequest
 from adk_rx.runner.services import TurnServices
 from adk_rx.runner.session_writer import SessionWriter
 from adk_rx.rx._engine.stage_chain import RunState, StageChain
-from adk_rx.rx._engine.written_steps import WrittenSteps
+from adk_rx.rx._engine.written_steps import StepsOwner, WrittenSteps
 
 __all__ = ["plain_turn"]
 
@@ -59,12 +60,12 @@ def plain_turn(
     writer: SessionWriter,
     agent: Any,
     chain: StageChain,
-    emit: Callable[[Event], None],
-    then: Callable[[Any], None],
+    observer: abc.ObserverBase[Event],
+    owner: StepsOwner,
 ) -> WrittenSteps[Event] | None:
     """The driver of ``agent``'s turn as ``chain``'s body when the generic body would add
-    nothing, else None: run it to ``emit`` each event and ``then(None)`` at the end (an
-    error goes to the chain's ``fail``)."""
+    nothing, else None: run it to emit each event to ``observer.on_next``, then
+    ``owner.steps_done(None)`` at the end (an error goes to ``owner.steps_failed``)."""
     if (
         type(agent) is not LlmAgent
         or ctx.trace is not None
@@ -83,12 +84,9 @@ def plain_turn(
     return WrittenSteps(
         # As agent.run_async: the agent's own context, then its steps (no callbacks).
         llm_steps(agent, agent._own_context(ctx)),  # pyright: ignore[reportPrivateUsage]
-        writer.write,
-        writer.apply,
-        writer.store,
+        writer,
+        observer,
+        owner,
         CHUNK_EVENT,
         agent._save_output if agent.output_key is not None else None,  # pyright: ignore[reportPrivateUsage]
-        emit,
-        then,
-        chain.fail,
     )

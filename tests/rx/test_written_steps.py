@@ -52,18 +52,18 @@ class _Log:
         append.on_next(item.upper())
         append.on_completed()
 
+    # Where the written items go, and the end (the log is the driver's owner too).
+    def on_next(self, item: str) -> None:
+        self.emitted.append(item)
+
+    def steps_done(self, end: None) -> None:
+        self.ends.append(end)
+
+    def steps_failed(self, error: Exception) -> None:
+        self.ends.append(f"error: {error}")
+
     def steps(self, generator: Generator[Any, Any, Any]) -> WrittenSteps[str]:
-        return WrittenSteps(
-            generator,
-            self.write,
-            self.apply,
-            self.store,
-            _Chunk,
-            None,
-            self.emitted.append,
-            self.ends.append,
-            lambda exc: self.ends.append(f"error: {exc}"),
-        )
+        return WrittenSteps(generator, self, self, self, _Chunk, None)
 
 
 def test_items_here_are_written_at_once_and_an_inner_answering_later_is_resumed_from() -> None:

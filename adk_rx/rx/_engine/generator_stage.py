@@ -79,6 +79,9 @@ def from_generator(make: Callable[[], Steps[T]]) -> Observable[T]:
 
 _SUBSCRIBING = object()
 _RUNNING = object()
+# Every driver's: each holds it for a read and a write of its own state, never around a call,
+# so a thousand runs waiting on their models keep no lock each.
+_LOCK = threading.Lock()
 
 
 class WaitingSteps(abc.DisposableBase, Generic[T]):
@@ -91,17 +94,17 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
     :meth:`_inner_next`. Subclasses give those two and the generator's loop.
     """
 
-    __slots__ = ("_generator", "_inner", "_last", "_lock", "_state", "disposed")
+    __slots__ = ("_generator", "_inner", "_last", "_state", "disposed")
 
     def __init__(self) -> None:
         self._generator: Steps[T] | None = None
         self._inner: Slot | None = None  # made with the first inner
         self._last: T | None = None
         # Where the inner being subscribed is (one at a time): _SUBSCRIBING, _RUNNING (it
-        # goes on later), or its outcome when it ended while subscribing. The lock and the
-        # inner's slot are made with the first inner; all live on the driver, not in closures
-        # made per inner, so a run waiting on its model keeps fewer objects.
-        self._lock: threading.Lock | None = None
+        # goes on later), or its outcome when it ended while subscribing (read and written
+        # under _LOCK). The inner's slot is made with the first inner; all live on the
+        # driver, not in closures made per inner, so a run waiting on its model keeps fewer
+        # objects.
         self._state: Any = _SUBSCRIBING
         self.disposed = False
 
@@ -118,22 +121,21 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
     ) -> tuple[T | None, Exception | None] | None:
         """Subscribes ``inner``; its outcome when it ended while subscribing, else None."""
         self._last = None
-        lock = self._lock
-        if lock is None:
-            lock = self._lock = threading.Lock()
-            self._inner = Slot()
+        slot = self._inner
+        if slot is None:
+            slot = self._inner = Slot()
             if self.disposed:  # (a disposal that did not see the slot yet)
                 return None
         self._state = _SUBSCRIBING
         # The driver is the inner's observer itself (on_error, on_completed below); items go
         # straight to _inner_next (the handle drops late ones once it is disposed).
         if type(inner) is Continued:  # an answer already running: the driver takes it over
-            inner.take_over(self, self._inner_next, self._inner)
+            inner.take_over(self, self._inner_next, slot)
         else:
             sync.subscribe_inner(
-                inner, self, scheduler=scheduler, into=self._inner, relay=self._inner_next
+                inner, self, scheduler=scheduler, into=slot, relay=self._inner_next
             )
-        with lock:
+        with _LOCK:
             state = self._state
             if state is _SUBSCRIBING:
                 self._state = _RUNNING
@@ -144,9 +146,7 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
     def _ended(self, error: Exception | None = None) -> None:
         """The inner's end (its error, or None), called as its ``on_error`` and its
         ``on_completed`` (one frame per end, not two)."""
-        lock = self._lock
-        assert lock is not None  # made before the inner was subscribed
-        with lock:
+        with _LOCK:
             later = self._state is _RUNNING
             if not later:
                 self._state = (self._last, error)

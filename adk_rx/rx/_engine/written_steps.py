@@ -26,7 +26,7 @@ generator (its ``finally`` blocks run) as soon as it is not running.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from reactivex import Observable
 
@@ -35,71 +35,108 @@ from adk_rx.rx._engine.generator_stage import Steps, WaitingSteps
 from adk_rx.rx._engine.inner import Inner
 from adk_rx.rx._engine.sync import SyncObservable
 
-__all__ = ["WrittenSteps"]
+__all__ = ["Items", "StepsOwner", "Writer", "WrittenSteps"]
 
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
 
 
-def _ignore(_: Any) -> None:
-    pass
+class Writer(Protocol[T]):
+    """What writes the items of :class:`WrittenSteps`: ``write`` is ``apply`` then ``store``."""
+
+    def write(self, item: T, /) -> Observable[T]:
+        """Applies and stores ``item``; its answer's items are emitted (a SyncObservable's at
+        once). Called in order."""
+        ...
+
+    def apply(self, item: T, /) -> None:
+        """The first half of ``write``, for the sink that takes over once a write waits (called
+        on arrival)."""
+        ...
+
+    def store(self, item: T, /) -> Observable[T]:
+        """The second half of ``write``, for that sink (called in order)."""
+        ...
+
+
+class Items(Protocol[T_contra]):
+    """Where the written items go (an observer, of which only ``on_next`` is called)."""
+
+    def on_next(self, item: T_contra, /) -> None:
+        """One written item."""
+        ...
+
+
+class StepsOwner(Protocol):
+    """Who hears of the end of :class:`WrittenSteps`."""
+
+    def steps_done(self, _: None, /) -> None:
+        """The steps ended and their items are written and emitted (called with None)."""
+        ...
+
+    def steps_failed(self, error: Exception, /) -> None:
+        """The first error (once the writes before it are done)."""
+        ...
 
 
 _NONE: SyncObservable[Any] = SyncObservable(())
 
 
-def _nothing(_: Any) -> SyncObservable[Any]:
-    return _NONE
+class _LetGo:
+    """What a driver that let go calls in place of its writer, items and owner: nothing is
+    written, emitted or told (one object for every driver)."""
+
+    __slots__ = ()
+
+    def write(self, _: Any, /) -> SyncObservable[Any]:
+        return _NONE
+
+    store = write
+
+    def apply(self, _: Any, /) -> None:
+        pass
+
+    on_next = steps_done = steps_failed = apply
+
+
+_LET_GO = _LetGo()
 
 
 class WrittenSteps(WaitingSteps[T]):
     """Drives one step generator and writes its items (see the module's docstring).
 
+    It keeps the objects it calls, not their bound methods: a run waiting on its model keeps
+    fewer objects.
+
     Args:
         generator: the steps, run by :meth:`run`.
-        write: an item applied and stored; its answer's items are emitted (a SyncObservable's
-            at once). It is called in order, never for an item of type ``passes``.
-        apply, store: the two halves of ``write``, for the sink that takes over once a
-            write waits (``apply`` on arrival, ``store`` in order).
+        writer: writes each item (``writer.write``), never one of type ``passes``; once a
+            write waits, its ``apply`` and ``store`` halves (see :class:`Writer`).
+        items: its ``on_next`` gets the written items.
+        owner: its ``steps_done(None)`` is called at the end, its ``steps_failed(error)``
+            with the first error.
         passes: the type of the items emitted as they are (nothing to write).
         mapped: what each item becomes before it is written (None: itself); the generator
             is still sent the item itself.
-        emit, done, fail: where the written items, the end (``done(None)``) and the first
-            error go.
     """
 
-    __slots__ = (
-        "_apply",
-        "_done",
-        "_emit",
-        "_fail",
-        "_mapped",
-        "_passes",
-        "_sink",
-        "_store",
-        "_write",
-    )
+    __slots__ = ("_items", "_mapped", "_owner", "_passes", "_sink", "_writer")
 
     def __init__(
         self,
         generator: Steps[T],
-        write: Callable[[T], Observable[T]],
-        apply: Callable[[T], None],
-        store: Callable[[T], Observable[T]],
+        writer: Writer[T],
+        items: Items[T],
+        owner: StepsOwner,
         passes: type[Any] | None,
         mapped: Callable[[T], T] | None,
-        emit: Callable[[T], None],
-        done: Callable[[Any], None],
-        fail: Callable[[Exception], None],
     ) -> None:
         super().__init__()
-        self._write = write
-        self._apply = apply
-        self._store = store
+        self._writer: Writer[T] | _LetGo = writer
+        self._items: Items[T] | _LetGo = items
+        self._owner: StepsOwner | _LetGo = owner
         self._passes = passes
         self._mapped = mapped
-        self._emit = emit
-        self._done = done
-        self._fail = fail
         self._generator = generator
         self._sink: Any = None  # the concat_map_direct sink, once a write waited
 
@@ -109,7 +146,7 @@ class WrittenSteps(WaitingSteps[T]):
         generator = self._generator
         if generator is None:
             return  # closed by a disposal
-        mapped, emit, passes = self._mapped, self._emit, self._passes
+        mapped, emit, passes = self._mapped, self._items.on_next, self._passes
         while not self.disposed:
             try:
                 if error is None:
@@ -121,11 +158,10 @@ class WrittenSteps(WaitingSteps[T]):
                 if not self.disposed:
                     sink = self._sink
                     if sink is None:
-                        done = self._done
+                        owner = self._owner
                         # (_let_go, inline)
-                        self._emit = self._done = self._fail = self._apply = _ignore
-                        self._write = self._store = _nothing
-                        done(None)
+                        self._writer = self._items = self._owner = _LET_GO
+                        owner.steps_done(None)
                     else:
                         sink.on_completed()  # after the writes still waiting
                 return
@@ -134,9 +170,9 @@ class WrittenSteps(WaitingSteps[T]):
                 if not self.disposed:
                     sink = self._sink
                     if sink is None:
-                        fail = self._fail
+                        owner = self._owner
                         self._let_go()
-                        fail(exc)
+                        owner.steps_failed(exc)
                     else:
                         sink.on_error(exc)  # after the writes still waiting (drain_on)
                 return
@@ -166,7 +202,7 @@ class WrittenSteps(WaitingSteps[T]):
                 if type(written) is passes:
                     emit(written)
                     continue
-                stored = self._write(written)
+                stored = self._writer.write(written)
                 if type(stored) is not SyncObservable:
                     self._writing(stored)
                     continue
@@ -181,32 +217,32 @@ class WrittenSteps(WaitingSteps[T]):
 
     def _writing(self, stored: Observable[T]) -> None:
         """A write waits: a sink takes over the writing, busy with it."""
+        writer = self._writer
         self._sink = concat_map_sink(
-            Inner(self._emit, self._sink_failed, self._sink_done),
-            self._store,
+            Inner(self._items.on_next, self._sink_failed, self._sink_done),
+            writer.store,
             stored,
-            on_arrival=self._apply,
+            on_arrival=writer.apply,
             drain_on=Exception,
             passes=self._passes,
         )
 
     def _sink_done(self) -> None:
-        done = self._done
+        owner = self._owner
         self._let_go()
         if not self.disposed:
-            done(None)
+            owner.steps_done(None)
 
     def _sink_failed(self, error: Exception) -> None:
-        fail = self._fail
+        owner = self._owner
         self._let_go()
         if not self.disposed:
-            fail(error)
+            owner.steps_failed(error)
 
     def _let_go(self) -> None:
-        """Once over, lets go of its callbacks: they reach back to the run that holds this
+        """Once over, lets go of what it calls: it reaches back to the run that holds this
         driver, a reference cycle that would leave every finished run to the cyclic GC."""
-        self._emit = self._done = self._fail = self._apply = _ignore
-        self._write = self._store = _nothing
+        self._writer = self._items = self._owner = _LET_GO
         self._sink = None
 
     def _inner_next(self, item: T) -> None:
@@ -220,13 +256,13 @@ class WrittenSteps(WaitingSteps[T]):
             sink.on_next(written)
             return
         if type(written) is self._passes:
-            self._emit(written)
+            self._items.on_next(written)
             return
-        stored = self._write(written)
+        stored = self._writer.write(written)
         if type(stored) is not SyncObservable:
             self._writing(stored)
             return
-        emit = self._emit
+        emit = self._items.on_next
         for out in stored.items_now():
             if self.disposed:
                 return
