@@ -101,7 +101,8 @@ def event_and_calls(
                 return (yield _transfer(agent, ctx, response.actions.transfer_to_agent)) or response
             return response
         responses = []
-        for result in answered.items_now():
+        results = answered.values  # (set for a plain call's answer)
+        for result in results if results is not None else answered.items_now():
             responses += call_events(agent, ctx, item, result)
     else:
         answered = handle_calls(agent, ctx, items)

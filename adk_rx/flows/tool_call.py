@@ -26,6 +26,7 @@ from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.blocking import Blocking
 from adk_rx.rx._engine.first_or_recover import first_or_recover
 from adk_rx.rx._engine.settle import settle
+from adk_rx.rx._engine.sync import SyncObservable
 from adk_rx.rx._engine.sync import just as rx_just
 from adk_rx.tools.base import tool_result_dict
 
@@ -165,16 +166,18 @@ def _plain_call(
     if ctx.cancelled:
         return rx.throw(StopError("invocation cancelled"))
     try:
-        answered = settle(tool.run_async(args=item.args, tool_context=item.context))
+        answered = tool.run_async(args=item.args, tool_context=item.context)
+        if type(answered) is Blocking:  # a call on a pool: mapped (or recovered) by its job
+            return answered.first_or_recover(response, recover)
+        if type(answered) is not SyncObservable:  # (settle passes one on as it is)
+            answered = settle(answered)
     except Exception as exc:
         return settle(recover(exc))
-    if type(answered) is Blocking:  # a call on a pool: mapped (or recovered) by its job
-        return answered.first_or_recover(response, recover)
-    if not sync.is_sync(answered):
+    if type(answered) is not SyncObservable:
         return first_or_recover(lambda: answered, response, recover)
     try:
         values = answered.items_now()
-        return sync.just(response(values[0] if values else None))
+        return SyncObservable((response(values[0] if values else None),))
     except Exception as exc:
         return settle(recover(exc))
 

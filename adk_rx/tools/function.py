@@ -40,7 +40,9 @@ from reactivex import operators as ops
 
 from adk_rx.context import ToolContext
 from adk_rx.errors import ConfigurationError, ToolArgumentsError, ToolResultError
-from adk_rx.rx import from_async, from_blocking, single
+from adk_rx.rx import from_async, single
+from adk_rx.rx._engine.blocking import Blocking
+from adk_rx.rx._engine.sync import SyncObservable
 from adk_rx.tools.base import BaseTool
 from adk_rx.tools.schema import BoundCall, callable_target, function_schema
 
@@ -223,13 +225,17 @@ class FunctionTool(BaseTool):
         function raised.
         """
         if self._plain:  # a plain sync function: bound, checked and called in one go
+            if not self.blocking:  # it said it never blocks: answered while subscribed
+
+                def answer_now() -> tuple[Any]:
+                    return (self._call_now(args, tool_context),)
+
+                return SyncObservable(None, answer_now)  # (single(), without its lambda)
 
             def call_now() -> Any:
                 return self._call_now(args, tool_context)
 
-            if not self.blocking:
-                return single(call_now)  # it said it never blocks: answered while subscribed
-            return from_blocking(call_now, tool_context.invocation_context.services.io_scheduler)
+            return Blocking(call_now, tool_context.invocation_context.services.io_scheduler)
         return defer(lambda _: self._run(args, tool_context))
 
     def _run(self, args: Mapping[str, Any], tool_context: ToolContext) -> Observable[Any]:
@@ -261,7 +267,8 @@ class FunctionTool(BaseTool):
         if refusal is not None:
             return refusal
         value = self.func(*call.args, **call.kwargs)
-        if isinstance(value, Observable):  # an unannotated Observable result: rare
+        # (a plain value's type first: the check against the Observable ABC costs 3 calls)
+        if type(value) not in _PLAIN_VALUES and isinstance(value, Observable):  # rare
             value = value.pipe(ops.last_or_default(None)).run()  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         return self._to_response(value)
 
@@ -345,6 +352,10 @@ def _reporting(
 
     return Observable(subscribe)
 
+
+# Results that are no Observable, told apart without the ABC check (an unannotated function
+# may return an Observable).
+_PLAIN_VALUES = frozenset({dict, list, str, int, float, bool, type(None)})
 
 NEVER_BLOCKS_MARK = "__adk_rx_never_blocks__"
 
