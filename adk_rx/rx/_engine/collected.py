@@ -33,8 +33,9 @@ from reactivex import Observable, abc
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx._engine.settle import Continued
+from adk_rx.rx._engine.slots import Slot
 
-__all__ = ["collected", "each_of"]
+__all__ = ["Collected", "collected", "each_of"]
 
 T = TypeVar("T")
 
@@ -45,11 +46,12 @@ def collected(source: Observable[T], into: list[T]) -> Observable[Any]:
     if type(source) is Continued:  # subscribed once, as this is: it collects itself
         source.collect_into = into
         return source
-    return _Collected(source, into)
+    return Collected(source, into)
 
 
-class _Collected(AwaitableObservable[Any]):
-    """One object per wait (no subscribe function around it)."""
+class Collected(AwaitableObservable[Any]):
+    """One object per wait (no subscribe function around it); what :func:`collected` gives
+    for a source that is not a settled answer."""
 
     def __init__(self, source: Observable[T], into: list[T]) -> None:  # pyright: ignore[reportMissingSuperCall]
         self._subscribe = None
@@ -59,6 +61,16 @@ class _Collected(AwaitableObservable[Any]):
     def _subscribe_core(
         self, observer: abc.ObserverBase[Any], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
+        return self.subscribe_into(observer, None, scheduler)
+
+    def subscribe_into(
+        self,
+        observer: Any,  # an observer (a step's driver is one without being an ObserverBase)
+        slot: Slot | None,
+        scheduler: abc.SchedulerBase | None = None,
+    ) -> abc.DisposableBase:
+        """Subscribes ``observer`` as the inner that ``subscribe_inner`` would make for this
+        one (its handle into ``slot``), with no layer of this one in between."""
         source, into = self._source, self._into
         self._source = self._into = None  # subscribed once: a waiting run keeps no more
         # The observer's own on_error and on_completed are called (no bound methods kept
@@ -67,6 +79,7 @@ class _Collected(AwaitableObservable[Any]):
             source,  # pyright: ignore[reportArgumentType]
             observer,
             scheduler=scheduler,
+            into=slot,
             relay=into.append,  # pyright: ignore[reportOptionalMemberAccess]
         )
 

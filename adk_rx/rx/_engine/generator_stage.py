@@ -37,6 +37,7 @@ from reactivex import Observable, abc
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.collected import Collected
 from adk_rx.rx._engine.inner import INNERS
 from adk_rx.rx._engine.settle import Continued
 from adk_rx.rx._engine.slots import Slot
@@ -131,6 +132,8 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
         # straight to _inner_next (the handle drops late ones once it is disposed).
         if type(inner) is Continued:  # an answer already running: the driver takes it over
             inner.take_over(self, self._inner_next, slot)
+        elif type(inner) is Collected:  # its source's end straight to the driver, its items
+            inner.subscribe_into(self, slot, scheduler)  # into its list: no layer between
         else:
             sync.subscribe_inner(
                 inner, self, scheduler=scheduler, into=slot, relay=self._inner_next
