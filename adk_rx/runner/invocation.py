@@ -53,7 +53,7 @@ class Invocation(abc.DisposableBase):
         self.key: SessionKey = (services.app_name, request.user_id, request.session_id)
         self.turn = Turn()
         self.trace = NO_TRACE
-        self._chain = StageChain(self._fail)
+        self._chain = StageChain(self)
         self._timer: abc.DisposableBase = _NO_TIMER  # the deadline, when there is one
         self._cancel_wait: Callable[[], None] = _nothing  # (one function for every run)
         self._gate: Gate | None = None
@@ -125,7 +125,7 @@ class Invocation(abc.DisposableBase):
             return
         driver = plain_turn(services, request, ctx, writer, agent, chain, self.observer, self)
         if driver is not None:  # a plain LlmAgent: the Runner runs its steps itself
-            chain.body.disposable = driver  # a stop disposes the loop
+            chain.disposable = driver  # a stop disposes the loop
             driver.run()
             return
         chain.step(
@@ -245,7 +245,7 @@ class Invocation(abc.DisposableBase):
     # The plain-turn driver's end (see StepsOwner): its error goes to the stop path as the
     # chain's fail would send it (which, once the chain is over, does nothing, as _fail does).
     steps_done = _completed
-    steps_failed = _fail
+    steps_failed = chain_failed = _fail  # (the chain's owner too)
 
     def _stop(self, code: str) -> None:
         """Cancels the running body (disposal or deadline) and records where it stopped."""
@@ -255,7 +255,7 @@ class Invocation(abc.DisposableBase):
             self.turn.ctx.shared.cancelled = True
         self._timer.dispose()
         self.trace.stopping(code)
-        self._chain.body.dispose()
+        self._chain.dispose()  # the stage or body running now
         reason = "cancelled" if code == "CANCELLED" else "timeout"
         records: list[Event] = []
 

@@ -76,7 +76,7 @@ def open_turn(
 ) -> None:
     """Opens ``request``'s turn into ``turn`` (see the stages above), then calls ``then()``.
 
-    A stage that fails goes to the chain's ``on_fail``; after a stop, no further stage runs.
+    A stage that fails goes to the chain's owner; after a stop, no further stage runs.
     """
     _Opening(chain, services, request, trace, turn, then).lock()
 

@@ -11,10 +11,20 @@ from adk_rx.rx._engine.sync import just
 on_next, on_completed = ReactiveTest.on_next, ReactiveTest.on_completed
 
 
+class _Owner:
+    """A chain's owner that keeps what it is told."""
+
+    def __init__(self) -> None:
+        self.failures: list[str] = []
+
+    def chain_failed(self, error: Exception) -> None:
+        self.failures.append(str(error))
+
+
 def test_each_stage_is_built_from_the_last_item_of_the_one_before() -> None:
     # stage 1:   --s|   then(s) -> stage 2: --m|   then(m) -> stage 3: --e1--e2|
     scheduler = TestScheduler()
-    chain = StageChain(lambda exc: None)
+    chain = StageChain(_Owner())
     emitted: list[tuple[int, str]] = []
     trail: list[tuple[str, object]] = []
 
@@ -44,7 +54,7 @@ def test_each_stage_is_built_from_the_last_item_of_the_one_before() -> None:
 
 
 def test_each_transition_happens_once() -> None:
-    chain = StageChain(lambda exc: None)
+    chain = StageChain(_Owner())
     assert chain.begin() and not chain.begin()
     assert chain.stop() and not chain.stop() and not chain.finish()
     assert chain.state is RunState.STOPPING
@@ -53,15 +63,16 @@ def test_each_transition_happens_once() -> None:
 
 
 def test_a_chain_cancelled_while_waiting_never_begins() -> None:
-    chain = StageChain(lambda exc: None)
+    chain = StageChain(_Owner())
     assert chain.cancel_waiting() is RunState.WAITING
     assert not chain.begin()
     assert chain.cancel_waiting() is RunState.DONE
 
 
-def test_a_failing_stage_or_then_goes_to_on_fail_and_stops_further_stages() -> None:
-    failures: list[str] = []
-    chain = StageChain(lambda exc: failures.append(str(exc)))
+def test_a_failing_stage_or_then_goes_to_the_owner_and_stops_further_stages() -> None:
+    owner = _Owner()
+    failures = owner.failures
+    chain = StageChain(owner)
     chain.begin()
     chain.step(lambda: rx.throw(ValueError("stage")), lambda _: failures.append("then"))
 
@@ -74,14 +85,14 @@ def test_a_failing_stage_or_then_goes_to_on_fail_and_stops_further_stages() -> N
 
 def test_after_a_stop_no_stage_is_subscribed_and_late_items_are_dropped() -> None:
     scheduler = TestScheduler()
-    chain = StageChain(lambda exc: None)
+    chain = StageChain(_Owner())
     chain.begin()
     got: list[object] = []
     source = scheduler.create_cold_observable(on_next(10, "a"), on_next(30, "b"), on_completed(40))
     chain.step(lambda: source, lambda _: got.append("then"), got.append)
     scheduler.advance_to(20)
     assert chain.stop()
-    chain.body.dispose()
+    chain.dispose()  # the stage running now
     scheduler.advance_to(100)
     built: list[int] = []
     chain.step(lambda: built.append(1) or just(1), lambda _: None)

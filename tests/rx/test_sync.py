@@ -9,6 +9,13 @@ from reactivex.disposable import Disposable
 from adk_rx.rx._engine.sync import completable, empty, items, just, maybe, single, subscribe_inner
 
 
+class _NoOwner:
+    """A stage chain's owner that is told of no error (none comes)."""
+
+    def chain_failed(self, error: Exception) -> None:
+        raise AssertionError(f"unexpected failure: {error}")
+
+
 def _collect(source: rx.Observable[object]) -> list[object]:
     got: list[object] = []
     source.subscribe(got.append, lambda e: got.append(("error", str(e))), lambda: got.append("|"))
@@ -148,7 +155,7 @@ def test_the_stage_operators_take_sync_items_without_subscribing() -> None:
 
     assert _collect(from_generator(steps)) == ["a", "b", "after b", "|"]
 
-    chain = StageChain(lambda e: None)
+    chain = StageChain(_NoOwner())
     assert chain.begin()
     got: list[object] = []
     chain.step(lambda: sync_of("x", "y"), got.append)

@@ -21,11 +21,12 @@ Marble diagram (``then`` builds the next stage from the last item of the one bef
     then(m) -> stage 3:       --e1--e2|
     chain (items of the stages given an ``on_next``):  ----------e1--e2|
 
-A stage that fails, or a ``then`` that raises, goes to the chain's ``on_fail`` (once, and
+A stage that fails, or a ``then`` that raises, goes to the owner's ``chain_failed`` (once, and
 only while RUNNING); after a stop no further stage is subscribed and late items are dropped.
-Once DONE the chain lets go of ``on_fail``: its owner holds the chain, and ``on_fail`` is
-usually one of the owner's methods, a reference cycle that would leave every finished run to
-the cyclic GC.
+Once DONE the chain lets go of its owner: the owner holds the chain, a reference cycle that
+would leave every finished run to the cyclic GC. The chain keeps its owner, not a bound method
+of it, and is itself the slot of the stage subscribed now: a run waiting on its model keeps
+fewer objects.
 """
 
 from __future__ import annotations
@@ -33,14 +34,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from reactivex import Observable
+from reactivex import Observable, abc
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.slots import Slot
 
-__all__ = ["RunState", "StageChain"]
+__all__ = ["ChainOwner", "RunState", "StageChain"]
 
 T = TypeVar("T")
 
@@ -48,8 +49,24 @@ T = TypeVar("T")
 _LOCK = threading.Lock()  # every chain's (see the module's docstring)
 
 
-def _ignore(_: Exception) -> None:
-    pass
+class ChainOwner(Protocol):
+    """Who a :class:`StageChain` reports its first error to."""
+
+    def chain_failed(self, error: Exception, /) -> None:
+        """The first error of a stage (or of the code between stages) while running."""
+        ...
+
+
+class _Gone:
+    """The owner of a chain that is over: it hears of nothing (one for every chain)."""
+
+    __slots__ = ()
+
+    def chain_failed(self, error: Exception, /) -> None:
+        pass
+
+
+_GONE = _Gone()
 
 
 class RunState(Enum):
@@ -61,20 +78,24 @@ class RunState(Enum):
     DONE = "done"  # over: nothing more happens
 
 
-class StageChain:
+class StageChain(Slot):
     """Subscribes stages one after another while the chain is RUNNING.
 
+    It is the slot of the stage subscribed now (or of the body its owner runs in its place):
+    setting ``disposable`` replaces it, ``dispose()`` disposes it and any set later.
+
     Args:
-        on_fail: called once with the first error of a stage (or of the code between
-            stages) while the chain is running.
+        owner: its ``chain_failed`` is called once with the first error of a stage (or of
+            the code between stages) while the chain is running.
     """
 
-    __slots__ = ("_on_fail", "body", "state")
+    __slots__ = ("_owner", "state")
 
-    def __init__(self, on_fail: Callable[[Exception], None]) -> None:
-        self._on_fail = on_fail
+    def __init__(self, owner: ChainOwner) -> None:  # pyright: ignore[reportMissingSuperCall]
+        self._current: abc.DisposableBase | None = None  # Slot's state, set here: one call less
+        self.is_disposed = False
+        self._owner: ChainOwner = owner
         self.state = RunState.WAITING
-        self.body = Slot()  # the stage subscribed now
 
     @property
     def is_running(self) -> bool:
@@ -88,7 +109,7 @@ class StageChain:
                 return False
             self.state = to
             if to is RunState.DONE:
-                self._on_fail = _ignore
+                self._owner = _GONE
             return True
 
     def begin(self) -> bool:
@@ -101,7 +122,7 @@ class StageChain:
             found = self.state
             if found is RunState.WAITING:
                 self.state = RunState.DONE
-                self._on_fail = _ignore
+                self._owner = _GONE
             return found
 
     def stop(self) -> bool:
@@ -116,7 +137,7 @@ class StageChain:
         """STOPPING -> DONE, once the cleanup after a stop is over."""
         with _LOCK:
             self.state = RunState.DONE
-            self._on_fail = _ignore
+            self._owner = _GONE
 
     # -- stages ---------------------------------------------------------------------------
     def step(
@@ -143,13 +164,14 @@ class StageChain:
             return
         stage = _Stage(self, then)
         # Each stage runs inside the chain owner's guarded subscription: no extra wrapper. Its
-        # handle goes into ``body`` before it is subscribed, so a stop that comes while it is
-        # still producing inside subscribe() reaches it.
-        sync.subscribe_inner(source, stage, into=self.body, relay=on_next or stage.keep)
+        # handle goes into the chain (its slot) before it is subscribed, so a stop that comes
+        # while it is still producing inside subscribe() reaches it.
+        sync.subscribe_inner(source, stage, into=self, relay=on_next or stage.keep)
 
     def fail(self, error: Exception) -> None:
-        """Reports ``error`` to ``on_fail`` (the chain's owner decides how it stops)."""
-        self._on_fail(error)
+        """Reports ``error`` to the owner's ``chain_failed`` (the owner decides how it
+        stops)."""
+        self._owner.chain_failed(error)
 
 
 class _Stage:
