@@ -153,10 +153,12 @@ def _plain_call(
     SyncObservable (the call was a plain call); any other answer is continued as it runs.
     """
 
+    json_ready = tool.answers_json
+
     def response(value: Any) -> Any:
         if value is None and tool.is_long_running:
             return NO_RESPONSE
-        return tool_result_dict(_jsonable(tool, value))
+        return tool_result_dict(value if json_ready else _jsonable(tool, value))
 
     def recover(exc: Exception) -> Observable[Any]:
         if isinstance(exc, StopError):

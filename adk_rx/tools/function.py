@@ -206,6 +206,10 @@ class FunctionTool(BaseTool):
             )
         self.blocking = blocking
         self._plain = self._kind == "sync" and not schema.returns_observable
+        # Its answers are JSON-compatible (_to_response), unless a subclass changed how.
+        self.answers_json = all(
+            getattr(type(self), name) is getattr(FunctionTool, name) for name in _ANSWERING
+        )
         self._declaration = types.FunctionDeclaration(
             name=self.name,
             description=self.description,
@@ -352,6 +356,9 @@ def _reporting(
 
     return Observable(subscribe)
 
+
+# The methods that make a FunctionTool's answer.
+_ANSWERING = ("run_async", "_run", "_call_now", "_check_confirmation", "_to_response")
 
 # Results that are no Observable, told apart without the ABC check (an unannotated function
 # may return an Observable).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import threading
 import time
 from typing import Any
@@ -12,6 +13,7 @@ from google.genai import types
 
 from adk_rx import (
     BaseTool,
+    FunctionTool,
     LlmAgent,
     LlmCallsLimitExceededError,
     RunConfig,
@@ -633,3 +635,25 @@ def test_end_invocation_set_by_a_tool_stops_the_flow_after_its_response() -> Non
         "root: FunctionResponse(end_invocation, {})",
     ]
     assert len(llm.requests) == 1
+
+
+class _DatedTool(FunctionTool):
+    """A FunctionTool whose subclass makes its own answer, one JSON cannot hold as it is."""
+
+    def _to_response(self, value: Any) -> dict[str, Any] | None:
+        return {"on": datetime.date(2026, 1, value)}
+
+
+def test_a_function_tools_answer_is_passed_on_unless_a_subclass_makes_it() -> None:
+    def day(n: int) -> int:
+        """The day."""
+        return n
+
+    assert FunctionTool(day).answers_json
+    assert not _DatedTool(day).answers_json
+    for blocking in (True, False):
+        llm = ScriptedLlm([calls(call("day", {"n": 2})), "done"])
+        tool = _DatedTool(day, blocking=blocking)
+        harness = Harness(LlmAgent(name="root", model=llm, tools=[tool]))
+        harness.turn()
+        assert responses_in(llm.requests[1]) == [{"on": "2026-01-02"}]
