@@ -40,9 +40,13 @@ def _nothing() -> None:
     pass
 
 
-class Invocation(abc.DisposableBase):
+class Invocation(Turn, abc.DisposableBase):
     """One subscription to ``Runner.run_async``: ``request`` run with the Runner's
-    ``services`` for ``observer``; disposing it cancels the run."""
+    ``services`` for ``observer``; disposing it cancels the run.
+
+    It is the :class:`Turn` it opens (its context, writer, turn lock): a run waiting on its
+    model keeps no object of its own for them.
+    """
 
     def __init__(
         self, services: TurnServices, request: TurnRequest, observer: abc.ObserverBase[Event]
@@ -51,7 +55,11 @@ class Invocation(abc.DisposableBase):
         self.request = request
         self.observer = observer
         self.key: SessionKey = (services.app_name, request.user_id, request.session_id)
-        self.turn = Turn()
+        # (Turn's fields, set here: no call)
+        self.ctx = None
+        self.writer = None
+        self.turn_lock = None
+        self.user_stored = False
         self.trace = NO_TRACE
         self._chain = StageChain(self)
         self._timer: abc.DisposableBase = _NO_TIMER  # the deadline, when there is one
@@ -103,11 +111,11 @@ class Invocation(abc.DisposableBase):
             self._timer = timer.schedule_relative(timeout, lambda *_: self._stop("TIMEOUT"))
             if not self._chain.is_running:  # stopped on another thread meanwhile
                 self._timer.dispose()
-        open_turn(self._chain, self.services, self.request, self.trace, self.turn, self._run_body)
+        open_turn(self._chain, self.services, self.request, self.trace, self, self._run_body)
 
     def _run_body(self) -> None:
-        turn, services, request = self.turn, self.services, self.request
-        ctx, writer = turn.ctx, turn.writer
+        services, request = self.services, self.request
+        ctx, writer = self.ctx, self.writer
         assert ctx is not None and writer is not None
         chain = self._chain
         if "before_run_callback" in services.plugins.hooks:
@@ -139,7 +147,7 @@ class Invocation(abc.DisposableBase):
             return
         if self._timer is not _NO_TIMER:
             self._timer.dispose()
-        writer = self.turn.writer
+        writer = self.writer
         if writer is not None and writer.open_calls.by_id:
             # Calls stored without an answer although the run ended normally: a parallel
             # branch disposed by a sibling's escalation. Answer them before letting go.
@@ -166,7 +174,7 @@ class Invocation(abc.DisposableBase):
     def _compact_then_release(self) -> None:
         # Compaction runs once the invocation's events are out; the session's next run waits
         # for it, so it sees the summary.
-        services, ctx = self.services, self.turn.ctx
+        services, ctx = self.services, self.ctx
         config = services.app.events_compaction_config
         if config is None or ctx is None or services.summarizer is None:
             self._release()
@@ -177,7 +185,7 @@ class Invocation(abc.DisposableBase):
 
     def _release(self) -> None:
         assert self._gate is not None
-        turn_lock, self.turn.turn_lock = self.turn.turn_lock, None
+        turn_lock, self.turn_lock = self.turn_lock, None
         if turn_lock is not None:
             turn_lock.dispose()
         self.services.gates.leave(self.key, self._gate)
@@ -212,7 +220,7 @@ class Invocation(abc.DisposableBase):
         if not self._chain.stop():
             return
         self._timer.dispose()
-        ctx = self.turn.ctx
+        ctx = self.ctx
         cleanup: Observable[Any] = sync.empty()
         if ctx is not None:
             cleanup = self.services.plugins.all(
@@ -251,8 +259,8 @@ class Invocation(abc.DisposableBase):
         """Cancels the running body (disposal or deadline) and records where it stopped."""
         if not self._chain.stop():
             return
-        if self.turn.ctx is not None:
-            self.turn.ctx.shared.cancelled = True
+        if self.ctx is not None:
+            self.ctx.shared.cancelled = True
         self._timer.dispose()
         self.trace.stopping(code)
         self._chain.dispose()  # the stage or body running now
@@ -285,11 +293,10 @@ class Invocation(abc.DisposableBase):
         metadata: dict[str, Any] | None = None,
     ) -> Observable[Any]:
         """Waits for the append in flight, then answers open calls and records the stop."""
-        turn = self.turn
-        if turn.writer is None:
+        if self.writer is None:
             return sync.empty()
-        return turn.writer.write_stop_records(
-            lambda: turn.ctx if turn.user_stored else None,
+        return self.writer.write_stop_records(
+            lambda: self.ctx if self.user_stored else None,
             reason,
             code,
             self.services.app.root_agent.name,
