@@ -7,10 +7,12 @@ import threading
 from collections.abc import Generator
 from typing import Any
 
+import pytest
 from reactivex import Observable
 from reactivex.subject import Subject
 
 from adk_rx.rx._engine.collected import collected
+from adk_rx.rx._engine.concat_map_direct import concat_map_direct
 from adk_rx.rx._engine.settle import settle
 from adk_rx.rx._engine.sync import SyncObservable, just
 from adk_rx.rx._engine.written_steps import WrittenSteps
@@ -92,27 +94,44 @@ def test_items_here_are_written_at_once_and_an_inner_answering_later_is_resumed_
     assert log.ends == [None]
 
 
-def test_a_settled_answer_it_waited_for_keeps_nothing_once_it_ended() -> None:
-    # The driver takes a settled answer (settle) over itself, its handle kept until the
-    # next inner; once the answer ended, the handle lets go of the driver: with the cyclic
-    # GC off, the driver is freed with its last reference.
+@pytest.mark.parametrize("waits_on", ["collected", "stage"])
+def test_a_settled_answer_it_waited_for_keeps_nothing_once_it_ended(waits_on: str) -> None:
+    # The driver takes a settled answer (settle) over itself, or drives the stage around it
+    # as its observer, its handle kept until the next inner; once the answer ended, the
+    # handle lets go of the driver: with the cyclic GC off, the driver is freed with its
+    # last reference.
     log = _Log()
     answer: Subject[str] = Subject()
     into: list[str] = []
 
     def steps() -> Generator[Any, Any, None]:
-        yield collected(settle(answer), into)
-        yield just(f"got {into}")
+        if waits_on == "collected":
+            yield collected(settle(answer), into)
+            yield just(f"got {into}")
+        else:
+            chunk = concat_map_direct(just, direct=lambda x: _Chunk(x) if x == "c" else None)
+            last = yield chunk(settle(answer))
+            yield just(f"after {last}")
 
     gc.collect()
     gc.disable()
     try:
         driver = log.steps(steps())
         driver.run()
-        answering = threading.Thread(target=lambda: (answer.on_next("a"), answer.on_completed()))
-        answering.start()
-        answering.join()
-        assert log.emitted == ["GOT ['A']"] and log.ends == [None]
+
+        def answering() -> None:
+            answer.on_next("c")
+            answer.on_next("a")
+            answer.on_completed()
+
+        thread = threading.Thread(target=answering)
+        thread.start()
+        thread.join()
+        if waits_on == "collected":
+            assert log.emitted == ["GOT ['C', 'A']"]
+        else:
+            assert log.emitted == ["c", "A", "AFTER A"]
+        assert log.ends == [None]
         del driver
         assert not [o for o in gc.get_objects() if type(o) is WrittenSteps]
     finally:

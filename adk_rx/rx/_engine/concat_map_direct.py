@@ -44,13 +44,13 @@ from typing import Any, Generic, TypeVar
 from reactivex import Observable, abc
 
 from adk_rx.rx._engine import sync
-from adk_rx.rx._engine.awaitable import AwaitableObservable
+from adk_rx.rx._engine.awaitable import AwaitableObservable, count_as_awaitable
 from adk_rx.rx._engine.inner import INNERS
 from adk_rx.rx._engine.settle import Continued
 from adk_rx.rx._engine.slots import Slot
 from adk_rx.rx._engine.sync import SyncObservable
 
-__all__ = ["concat_map_direct", "concat_map_sink"]
+__all__ = ["ConcatMapDirect", "concat_map_direct", "concat_map_sink"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -161,7 +161,8 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
             if self._busy:
                 return  # the drain passes it on once the queue is done
             self._stopped = True
-        self._observer.on_error(error)
+        observer, self._observer = self._observer, _LEFT
+        observer.on_error(error)
 
     def on_completed(self) -> None:
         with self._lock:
@@ -171,7 +172,8 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
             if self._busy:
                 return
             self._stopped = True
-        self._observer.on_completed()
+        observer, self._observer = self._observer, _LEFT
+        observer.on_completed()
 
     def _drain(self, item: T) -> None:
         """Maps items in order while each one is finished synchronously; owns ``_busy``."""
@@ -235,10 +237,11 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
                 return _IDLE
             self._stopped = True
         held = self._held
+        observer, self._observer = self._observer, _LEFT
         if held is not None:
-            self._observer.on_error(held)
+            observer.on_error(held)
         else:
-            self._observer.on_completed()
+            observer.on_completed()
         return _IDLE
 
     def _fail(self, error: Exception) -> None:
@@ -248,7 +251,8 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
             self._stopped = True
             self._queue.clear()
         self.dispose()
-        self._observer.on_error(error)
+        observer, self._observer = self._observer, _LEFT
+        observer.on_error(error)
 
     def dispose(self) -> None:
         with self._lock:
@@ -259,6 +263,23 @@ class _Sink(abc.DisposableBase, Generic[T, R]):
 
 
 _IDLE = object()
+
+
+class _Left:
+    """The observer of a sink that passed its end on: it takes anything, does nothing."""
+
+    __slots__ = ()
+
+    def on_next(self, _: Any) -> None:
+        pass
+
+    on_error = on_next
+
+    def on_completed(self) -> None:
+        pass
+
+
+_LEFT: Any = _Left()
 
 
 def concat_map_direct(
@@ -287,28 +308,60 @@ def concat_map_direct(
     """
 
     def operator(source: Observable[T]) -> Observable[R]:
-        def subscribe(
-            observer: abc.ObserverBase[R], scheduler: abc.SchedulerBase | None = None
-        ) -> abc.DisposableBase:
-            sink: _Sink[T, R] = _Sink(
-                observer, mapper, on_arrival, scheduler, drain_on, direct, passes, map_error
-            )
-            if type(observer) in INNERS:  # the handle known before the upstream runs
-                observer.subscription = sink  # pyright: ignore[reportAttributeAccessIssue]
-            # Inside this operator's guarded subscribe: the upstream needs no wrapper layer.
-            # Its items go straight to the sink, which drops late ones itself (see on_next);
-            # an answer already running (a model's on another thread) is taken over by it.
-            if type(source) is Continued:
-                source.take_over(sink, sink.on_next, sink.upstream)
-            else:
-                sync.subscribe_inner(
-                    source, sink, scheduler=scheduler, relay=sink.on_next, into=sink.upstream
-                )
-            return sink
-
-        return AwaitableObservable(subscribe)
+        return ConcatMapDirect(source, mapper, on_arrival, drain_on, direct, passes, map_error)
 
     return operator
+
+
+class ConcatMapDirect(AwaitableObservable[R]):
+    """What :func:`concat_map_direct` makes of a source: one object, no subscribe function
+    around it; a step's driver drives it with itself as its observer (:meth:`drive`)."""
+
+    def __init__(  # pyright: ignore[reportMissingSuperCall]
+        self, source: Observable[Any], *args: Any
+    ) -> None:
+        self._subscribe = None
+        self._source = source
+        self._args = args  # the sink's: mapper, on_arrival, drain_on, direct, passes, map_error
+
+    def _subscribe_core(
+        self, observer: abc.ObserverBase[R], scheduler: abc.SchedulerBase | None = None
+    ) -> abc.DisposableBase:
+        mapper, on_arrival, drain_on, direct, passes, map_error = self._args
+        sink: _Sink[Any, R] = _Sink(
+            observer, mapper, on_arrival, scheduler, drain_on, direct, passes, map_error
+        )
+        if type(observer) in INNERS:  # the handle known before the upstream runs
+            observer.subscription = sink  # pyright: ignore[reportAttributeAccessIssue]
+        self._start(sink, scheduler)
+        return sink
+
+    def drive(self, target: Any, into: Slot | None) -> None:
+        """Subscribes ``target`` (a step's driver) with no observer between the stage and
+        it, the sink's handle in ``into`` first: disposing it stops the sink, which drops
+        late items itself. The sink lets go of ``target`` once it passed the end on."""
+        mapper, on_arrival, drain_on, direct, passes, map_error = self._args
+        sink: _Sink[Any, R] = _Sink(
+            target, mapper, on_arrival, None, drain_on, direct, passes, map_error
+        )
+        if into is not None:
+            into.disposable = sink
+        self._start(sink, None)
+
+    def _start(self, sink: _Sink[Any, R], scheduler: abc.SchedulerBase | None) -> None:
+        # Inside a guarded subscribe: the upstream needs no wrapper layer. Its items go
+        # straight to the sink, which drops late ones itself (see on_next); an answer
+        # already running (a model's on another thread) is taken over by it.
+        source = self._source
+        if type(source) is Continued:
+            source.take_over(sink, sink.on_next, sink.upstream)
+        else:
+            sync.subscribe_inner(
+                source, sink, scheduler=scheduler, relay=sink.on_next, into=sink.upstream
+            )
+
+
+count_as_awaitable(ConcatMapDirect)
 
 
 def concat_map_sink(

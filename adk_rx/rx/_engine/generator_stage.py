@@ -38,6 +38,7 @@ from reactivex import Observable, abc
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import AwaitableObservable
 from adk_rx.rx._engine.collected import Collected
+from adk_rx.rx._engine.concat_map_direct import ConcatMapDirect
 from adk_rx.rx._engine.inner import INNERS
 from adk_rx.rx._engine.settle import Continued
 from adk_rx.rx._engine.slots import Slot
@@ -134,6 +135,8 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
             inner.take_over(self, self._inner_next, slot)
         elif type(inner) is Collected:  # its source's end straight to the driver, its items
             inner.subscribe_into(self, slot, scheduler)  # into its list: no layer between
+        elif type(inner) is ConcatMapDirect:  # a stage that calls the driver (its on_next)
+            inner.drive(self, slot)
         else:
             sync.subscribe_inner(
                 inner, self, scheduler=scheduler, into=slot, relay=self._inner_next

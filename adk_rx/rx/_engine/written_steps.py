@@ -268,6 +268,8 @@ class WrittenSteps(WaitingSteps[T]):
                 return
             emit(out)
 
+    on_next = _inner_next  # (as the observer of a stage it drives: no frame more per item)
+
     def dispose(self) -> None:
         """Stops before the next item, disposes the inner and the sink, closes the generator."""
         self.disposed = True
