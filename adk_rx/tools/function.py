@@ -266,10 +266,14 @@ class FunctionTool(BaseTool):
         mapped here too, on the worker for a blocking tool: an operator after the hand-off
         would cost more than the whole call.
         """
-        call = self._bind(args, tool_context)
-        refusal = self._check_confirmation(call, tool_context)
-        if refusal is not None:
-            return refusal
+        try:  # (_bind, inline)
+            call = self._schema.bind(args, tool_context)
+        except pydantic.ValidationError as exc:
+            raise ToolArgumentsError(_validation_message(self.name, exc)) from None
+        if self.require_confirmation is not False:  # (False, the default: never asks)
+            refusal = self._check_confirmation(call, tool_context)
+            if refusal is not None:
+                return refusal
         value = self.func(*call.args, **call.kwargs)
         # (a plain value's type first: the check against the Observable ABC costs 3 calls)
         if type(value) not in _PLAIN_VALUES and isinstance(value, Observable):  # rare
@@ -303,6 +307,8 @@ class FunctionTool(BaseTool):
     def _to_response(self, value: Any) -> dict[str, Any] | None:
         if value is None:
             return None if self.is_long_running else {}
+        if type(value) in _JSON_SCALARS:  # JSON as it is
+            return {"result": value}
         try:
             if isinstance(value, pydantic.BaseModel):
                 return value.model_dump(mode="json")
@@ -356,6 +362,9 @@ def _reporting(
 
     return Observable(subscribe)
 
+
+# Results that JSON holds as they are (not float: JSON has no NaN or infinity).
+_JSON_SCALARS = frozenset({str, int, bool})
 
 # The methods that make a FunctionTool's answer.
 _ANSWERING = ("run_async", "_run", "_call_now", "_check_confirmation", "_to_response")
