@@ -86,27 +86,29 @@ _RUNNING = object()
 _LOCK = threading.Lock()
 
 
-class WaitingSteps(abc.DisposableBase, Generic[T]):
+class WaitingSteps(Slot, Generic[T]):
     """A step generator's driver, as far as waiting for one inner at a time goes.
 
     :meth:`_subscribe` subscribes what the generator yielded; when it ends while still
     subscribing, its outcome is handed back for the caller's loop to go on with, else the
     driver itself, as the inner's observer, goes on from its end later, on whatever thread
     ended it, by calling :meth:`_resume` with the last item (or the error). Its items go to
-    :meth:`_inner_next`. Subclasses give those two and the generator's loop.
+    :meth:`_inner_next`. Subclasses give those two and the generator's loop, and their own
+    ``dispose``, which disposes the inner with :meth:`_dispose_inner`: the driver is itself
+    the slot of its inner's handle (Slot's ``disposable``), not an object of its own.
     """
 
-    __slots__ = ("_generator", "_inner", "_last", "_state", "disposed")
+    __slots__ = ("_generator", "_last", "_state", "disposed")
 
-    def __init__(self) -> None:
+    def __init__(self) -> None:  # pyright: ignore[reportMissingSuperCall]
+        self._current: abc.DisposableBase | None = None  # Slot's state, set here: one call less
+        self.is_disposed = False
         self._generator: Steps[T] | None = None
-        self._inner: Slot | None = None  # made with the first inner
         self._last: T | None = None
         # Where the inner being subscribed is (one at a time): _SUBSCRIBING, _RUNNING (it
         # goes on later), or its outcome when it ended while subscribing (read and written
-        # under _LOCK). The inner's slot is made with the first inner; all live on the
-        # driver, not in closures made per inner, so a run waiting on its model keeps fewer
-        # objects.
+        # under _LOCK). All live on the driver, not in closures made per inner, so a run
+        # waiting on its model keeps fewer objects.
         self._state: Any = _SUBSCRIBING
         self.disposed = False
 
@@ -123,23 +125,20 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
     ) -> tuple[T | None, Exception | None] | None:
         """Subscribes ``inner``; its outcome when it ended while subscribing, else None."""
         self._last = None
-        slot = self._inner
-        if slot is None:
-            slot = self._inner = Slot()
-            if self.disposed:  # (a disposal that did not see the slot yet)
-                return None
+        if self.disposed:  # (on another thread, while the generator ran)
+            return None
         self._state = _SUBSCRIBING
         # The driver is the inner's observer itself (on_error, on_completed below); items go
         # straight to _inner_next (the handle drops late ones once it is disposed).
         if type(inner) is Continued:  # an answer already running: the driver takes it over
-            inner.take_over(self, self._inner_next, slot)
+            inner.take_over(self, self._inner_next, self)
         elif type(inner) is Collected:  # its source's end straight to the driver, its items
-            inner.subscribe_into(self, slot, scheduler)  # into its list: no layer between
+            inner.subscribe_into(self, self, scheduler)  # into its list: no layer between
         elif type(inner) is ConcatMapDirect:  # a stage that calls the driver (its on_next)
-            inner.drive(self, slot)
+            inner.drive(self, self)
         else:
             sync.subscribe_inner(
-                inner, self, scheduler=scheduler, into=slot, relay=self._inner_next
+                inner, self, scheduler=scheduler, into=self, relay=self._inner_next
             )
         with _LOCK:
             state = self._state
@@ -169,10 +168,7 @@ class WaitingSteps(abc.DisposableBase, Generic[T]):
         if self._generator is not None and closed(self._generator):
             self._generator = None
 
-    def _dispose_inner(self) -> None:
-        inner = self._inner
-        if inner is not None:
-            inner.dispose()
+    _dispose_inner = Slot.dispose  # the inner's handle, and any set later
 
 
 class _Driver(WaitingSteps[T]):
