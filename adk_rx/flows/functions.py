@@ -26,6 +26,7 @@ from adk_rx.context import InvocationContext, ToolContext
 from adk_rx.events import (
     CONFIRMATION_FUNCTION,
     CREDENTIAL_FUNCTION,
+    EMPTY_ACTIONS,
     Event,
     EventActions,
     ToolConfirmation,
@@ -162,7 +163,7 @@ def _event_list(
     """An optional credential-request event (it ends the invocation), an optional
     confirmation-request event, then the merged response event."""
     parts: list[types.Part] = []
-    actions = EventActions()
+    actions = EMPTY_ACTIONS  # (frozen: shared, as freeze() shares it)
     for item, result in zip(items, results, strict=True):
         actions = actions.merge(item.context.actions.freeze())
         if result is NO_RESPONSE:
@@ -175,7 +176,10 @@ def _event_list(
     if actions.requested_tool_confirmations:
         out.append(_confirmation_event(agent, ctx, items, actions))
     if parts:
-        tracebacks = {item.call.id: item.traceback for item in items if item.traceback}
+        tracebacks: dict[str | None, str] = {}
+        for item in items:  # (a loop: a comprehension is a call of its own)
+            if item.traceback:
+                tracebacks[item.call.id] = item.traceback
         metadata: dict[str, Any] | None = {TRACEBACKS_KEY: tracebacks} if tracebacks else None
         repeats = dedupe_metadata(items) if ctx.run_config.dedupe_tool_calls else None
         if repeats is not None:
@@ -196,7 +200,10 @@ def _event_list(
 
 def _child_usage(items: list[Call]) -> types.GenerateContentResponseUsageMetadata | None:
     """The token usage tools spent on models (AgentTool child runs), summed; else None."""
-    spent = [item.context.usage_metadata for item in items if item.context.usage_metadata]
+    spent: list[types.GenerateContentResponseUsageMetadata] = []
+    for item in items:  # (a loop: a comprehension is a call of its own)
+        if item.context.usage_metadata:
+            spent.append(item.context.usage_metadata)
     if not spent:
         return None
     if len(spent) == 1:
