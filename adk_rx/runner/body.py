@@ -57,7 +57,7 @@ def turn_agent(
         agent = agent_to_run(root, ctx.session)
     else:
         agent = resume_from_log(ctx, root)
-    writer.open_calls.last_author = agent.name  # a stop before any event
+    writer.last_author = agent.name  # a stop before any event
     return agent
 
 

@@ -148,7 +148,7 @@ class Invocation(Turn, abc.DisposableBase):
         if self._timer is not _NO_TIMER:
             self._timer.dispose()
         writer = self.writer
-        if writer is not None and writer.open_calls.by_id:
+        if writer is not None and writer.by_id:
             # Calls stored without an answer although the run ended normally: a parallel
             # branch disposed by a sibling's escalation. Answer them before letting go.
             self._repair("cancelled", None).subscribe(

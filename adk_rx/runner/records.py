@@ -38,9 +38,6 @@ class OpenCalls:
         self.by_id: dict[str, tuple[str, str, str | None]] = {}
         self.last_author: str | None = None
 
-    def __bool__(self) -> bool:
-        return bool(self.by_id)
-
     def track(self, event: Event) -> None:
         """Takes note of a stored event's calls and responses."""
         if event.author != "user":

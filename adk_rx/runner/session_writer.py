@@ -27,29 +27,35 @@ __all__ = ["SessionWriter"]
 _NOTHING = sync.empty()
 
 
-class SessionWriter:
+class SessionWriter(OpenCalls):
     """Applies events to the invocation's session view and appends them to the store.
+
+    It is also the record of the stored calls that still have no stored response (its
+    :class:`OpenCalls` part: ``by_id``, ``last_author``, ``stop_records``), kept on the
+    writer itself rather than in an object of its own: a waiting run keeps fewer objects.
 
     Attributes:
         inflight: completes when the latest append is over (a stop waits for it before it
             writes its own records, so they never land before an event already on its way).
-        open_calls: stored calls that still have no stored response.
         stored: the ids of the events stored so far, with a wait for one of them; kept only
             when someone waits (a resumable app's tools wait for their call to be stored).
     """
 
-    __slots__ = ("_chain", "_service", "_session", "inflight", "open_calls", "stored")
+    __slots__ = ("_chain", "_service", "_session", "inflight", "stored")
 
-    def __init__(self, service: BaseSessionService, session: Session, chain: StageChain) -> None:
+    def __init__(  # pyright: ignore[reportMissingSuperCall]
+        self, service: BaseSessionService, session: Session, chain: StageChain
+    ) -> None:
+        self.by_id = {}  # (OpenCalls' state, set here: one call less)
+        self.last_author = None
         self._service = service
         self._session = session
         self._chain = chain  # its events are stored while it runs
         self.inflight: Observable[Any] = _NOTHING
-        self.open_calls = OpenCalls()
         self.stored: StoredEvents | None = None
 
     def _track(self, event: Event) -> None:
-        self.open_calls.track(event)
+        self.track(event)
         if self.stored is not None:
             self.stored.mark(event.id)
 
@@ -87,7 +93,7 @@ class SessionWriter:
                 answered = appended.items_now()
             except Exception as exc:
                 return rx.throw(exc)
-            track, stored = self.open_calls.track, self.stored
+            track, stored = self.track, self.stored
             for one in answered:  # (as _track, without a call per event)
                 track(one)
                 if stored is not None:
@@ -150,7 +156,7 @@ class SessionWriter:
             ctx = context()
             if ctx is None:
                 return sync.empty()
-            events = self.open_calls.stop_records(ctx.invocation_id, reason, code, author, metadata)
+            events = self.stop_records(ctx.invocation_id, reason, code, author, metadata)
             if ctx.services.is_resumable and code is not None:
                 # Resuming decides about calls a stop cut off (run an idempotent tool again,
                 # else answer "interrupted"): leave them open; only record the stop.
