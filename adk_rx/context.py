@@ -154,7 +154,7 @@ class CallbackContext(ReadonlyContext):
         *,
         writer: str | None = None,
     ) -> None:
-        super().__init__(invocation_context)
+        self._ctx = invocation_context  # (ReadonlyContext's __init__, inline: one per step)
         self.actions = ActionsBuilder() if actions is None else actions
         self._state = State(
             invocation_context.session.state, self.actions.state_delta, writer=writer
