@@ -156,6 +156,8 @@ def _plain_call(
     json_ready = tool.answers_json
 
     def response(value: Any) -> Any:
+        if json_ready and type(value) is dict:  # a FunctionTool's answer: the response
+            return value
         if value is None and tool.is_long_running:
             return NO_RESPONSE
         return tool_result_dict(value if json_ready else _jsonable(tool, value))
