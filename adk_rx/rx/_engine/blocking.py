@@ -16,10 +16,13 @@ dropped; once a recovery runs, the cancel disposes it.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from reactivex import Observable, abc
+from reactivex.scheduler import ThreadPoolScheduler
 
 from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.awaitable import LATER_KINDS, LaterObservable
@@ -79,7 +82,12 @@ class Blocking(LaterObservable[T]):
         self, observer: abc.ObserverBase[T], scheduler: abc.SchedulerBase | None = None
     ) -> abc.DisposableBase:
         call = _BlockingCall(self, observer)
-        call.scheduled = schedule_now(self._scheduler or io_scheduler(), call.work)
+        pool = self._scheduler or io_scheduler()
+        if type(pool) is ThreadPoolScheduler:  # (schedule_now's, inline, with no handle)
+            run = contextvars.copy_context().run
+            call.future = pool.executor.submit(run, call.work, pool, None)
+        else:
+            call.scheduled = schedule_now(pool, call.work)
         return call
 
 
@@ -90,19 +98,20 @@ class _BlockingCall(abc.DisposableBase):
     stopped, only its outcome dropped).
     """
 
-    __slots__ = ("cancelled", "observer", "recovery", "scheduled", "source")
+    __slots__ = ("cancelled", "future", "observer", "recovery", "scheduled", "source")
 
     def __init__(self, source: Blocking[Any], observer: abc.ObserverBase[Any]) -> None:
         self.source: Blocking[Any] | None = source
         self.observer: abc.ObserverBase[Any] | None = observer
         self.cancelled = False
         self.scheduled: abc.DisposableBase | None = None
+        self.future: Future[Any] | None = None  # on a thread pool, instead of scheduled
         self.recovery: Slot | None = None
 
     def work(self, _: abc.SchedulerBase, __: Any = None) -> None:
         # Running: there is nothing left to cancel (the dispose that follows the end would
         # cancel a job already done: a lock taken and released for nothing).
-        self.scheduled = None
+        self.scheduled = self.future = None
         observer, source = self.observer, self.source
         # Let go of both: the subscription chain holds this call as its disposable, and the
         # observer reaches back to that chain, a cycle that would wait for the cyclic GC.
@@ -156,9 +165,11 @@ class _BlockingCall(abc.DisposableBase):
     def dispose(self) -> None:
         self.cancelled = True
         self.observer = self.source = None
-        scheduled = self.scheduled
+        scheduled, future = self.scheduled, self.future
         if scheduled is not None:
             scheduled.dispose()
+        if future is not None:
+            future.cancel()
         recovery = self.recovery
         if recovery is not None:
             recovery.dispose()
