@@ -173,7 +173,9 @@ def test_agent_without_any_model_fails_with_configuration_error() -> None:
         run_agent(agent, new_context(agent))
 
 
-def test_model_name_is_resolved_through_the_registry() -> None:
+def test_model_name_is_resolved_through_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A default registry of its own, so the pattern is not left behind for later tests.
+    monkeypatch.setattr(LlmRegistry, "_default", LlmRegistry(builtins=True))
     made: list[str] = []
 
     def factory(name: str) -> ScriptedLlm:
