@@ -40,6 +40,11 @@ __all__ = ["NO_RESPONSE", "Call", "is_governed", "is_plain", "run_call"]
 NO_RESPONSE = object()  # a long-running tool that has no result yet
 
 
+# Values JSON holds as they are: a dict of str keys to these is its own JSON form (what
+# pydantic_core.to_jsonable_python would give, as a copy), with no conversion.
+_AS_IS = frozenset({str, int, float, bool, type(None)})
+
+
 class _ToolTimeout(Exception):
     """The call's deadline (the tool's ``timeout``, else RunConfig.tool_timeout) expired."""
 
@@ -153,14 +158,16 @@ def _plain_call(
     SyncObservable (the call was a plain call); any other answer is continued as it runs.
     """
 
-    json_ready = tool.answers_json
-
     def response(value: Any) -> Any:
-        if json_ready and type(value) is dict:  # a FunctionTool's answer: the response
-            return value
+        if type(value) is dict:  # (a loop, inline: the common answer costs no call)
+            for key in value:  # pyright: ignore[reportUnknownVariableType]
+                if type(key) is not str or type(value[key]) not in _AS_IS:
+                    break
+            else:  # JSON as it is: a copy, as the conversion would make
+                return dict(value)  # pyright: ignore[reportUnknownArgumentType]
         if value is None and tool.is_long_running:
             return NO_RESPONSE
-        return tool_result_dict(value if json_ready else _jsonable(tool, value))
+        return tool_result_dict(_jsonable(tool, value))
 
     def recover(exc: Exception) -> Observable[Any]:
         if isinstance(exc, StopError):

@@ -66,12 +66,9 @@ class BaseTool(ABC):
         timeout: the tool's own deadline per call, in seconds (None: ``RunConfig``'s).
         max_concurrency: the tool's limit of concurrent calls (None: no limit).
         bulkhead: the :class:`~adk_rx.rx.Bulkhead` that enforces ``max_concurrency``.
-        answers_json: ``run_async``'s result is JSON-compatible already (a dict of JSON
-            values, or None), so a call does not convert it again. False by default.
     """
 
     reports_progress: bool = False
-    answers_json: bool = False
     # Class defaults, so a subclass that does not call BaseTool.__init__ still has them.
     timeout: float | None = None
     max_concurrency: int | None = None

@@ -206,10 +206,6 @@ class FunctionTool(BaseTool):
             )
         self.blocking = blocking
         self._plain = self._kind == "sync" and not schema.returns_observable
-        # Its answers are JSON-compatible (_to_response), unless a subclass changed how.
-        self.answers_json = all(
-            getattr(type(self), name) is getattr(FunctionTool, name) for name in _ANSWERING
-        )
         self._declaration = types.FunctionDeclaration(
             name=self.name,
             description=self.description,
@@ -365,9 +361,6 @@ def _reporting(
 
 # Results that JSON holds as they are (not float: JSON has no NaN or infinity).
 _JSON_SCALARS = frozenset({str, int, bool})
-
-# The methods that make a FunctionTool's answer.
-_ANSWERING = ("run_async", "_run", "_call_now", "_check_confirmation", "_to_response")
 
 # Results that are no Observable, told apart without the ABC check (an unannotated function
 # may return an Observable).

@@ -644,16 +644,61 @@ class _DatedTool(FunctionTool):
         return {"on": datetime.date(2026, 1, value)}
 
 
-def test_a_function_tools_answer_is_passed_on_unless_a_subclass_makes_it() -> None:
+def test_an_answer_a_function_tools_subclass_makes_is_converted_to_json() -> None:
     def day(n: int) -> int:
         """The day."""
         return n
 
-    assert FunctionTool(day).answers_json
-    assert not _DatedTool(day).answers_json
     for blocking in (True, False):
         llm = ScriptedLlm([calls(call("day", {"n": 2})), "done"])
         tool = _DatedTool(day, blocking=blocking)
         harness = Harness(LlmAgent(name="root", model=llm, tools=[tool]))
         harness.turn()
         assert responses_in(llm.requests[1]) == [{"on": "2026-01-02"}]
+
+
+class _Wrapper(BaseTool):
+    """A tool that forwards its calls to another tool, and nothing else."""
+
+    def __init__(self, inner: BaseTool) -> None:
+        super().__init__(name=inner.name)
+        self.inner = inner
+
+    def run_async(self, *, args: Any, tool_context: ToolContext) -> rx.Observable[Any]:
+        return self.inner.run_async(args=args, tool_context=tool_context)
+
+
+class _Kept(BaseTool):
+    """A tool that answers with a dict of its own (the same object on every call)."""
+
+    def __init__(self) -> None:
+        super().__init__(name="kept")
+        self.answer: dict[str, Any] = {"count": 1, "ratio": 0.5, "name": "k", "none": None}
+
+    def run_async(self, *, args: Any, tool_context: ToolContext) -> rx.Observable[Any]:
+        return rx.just(self.answer)
+
+
+def test_a_wrapper_tools_answer_is_converted_to_json_without_forwarding_anything() -> None:
+    def day(n: int) -> int:
+        """The day."""
+        return n
+
+    for blocking in (True, False):
+        llm = ScriptedLlm([calls(call("day", {"n": 3})), "done"])
+        tool = _Wrapper(_DatedTool(day, blocking=blocking))
+        harness = Harness(LlmAgent(name="root", model=llm, tools=[tool]))
+        harness.turn()
+        assert responses_in(llm.requests[1]) == [{"on": "2026-01-03"}]
+
+
+def test_a_dict_of_plain_values_is_the_response_as_a_copy_of_the_tools_own() -> None:
+    tool = _Kept()
+    llm = ScriptedLlm([calls(call("kept", {})), "done"])
+    events = Harness(LlmAgent(name="root", model=llm, tools=[tool])).turn()
+
+    response = events[1].get_function_responses()[0].response
+    assert response == tool.answer
+    assert response is not tool.answer
+    tool.answer["count"] = 2
+    assert responses_in(llm.requests[1]) == [{"count": 1, "ratio": 0.5, "name": "k", "none": None}]
