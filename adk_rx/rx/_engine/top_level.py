@@ -29,6 +29,7 @@ runs it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import FunctionType, MethodType
 from typing import Any, TypeVar
 
 from reactivex import Observable, abc
@@ -79,31 +80,39 @@ class StartAware(AwaitableObservable[T]):
     ) -> abc.DisposableBase:
         """Subscribes as stock ``Observable.subscribe`` does (an observer or callbacks);
         ``hand``, if given, gets the handle before a run at the top of a thread starts."""
+        # The thread's own trampoline (a thread-local no other thread reaches): read and set
+        # without its lock.
         tramp: Trampoline = _THREAD_TRAMPOLINE.tramp
-        with tramp._lock:  # pyright: ignore[reportPrivateUsage]
-            held = tramp._idle  # pyright: ignore[reportPrivateUsage]
-            tramp._idle = False  # pyright: ignore[reportPrivateUsage]
-        if not held:  # inside a running trampoline: subscribed (and queued) as stock sources are
+        if not tramp._idle:  # pyright: ignore[reportPrivateUsage]
+            # Inside a running trampoline: subscribed (and queued) as stock sources are.
             return super().subscribe(on_next, on_error, on_completed, scheduler=scheduler)
+        tramp._idle = False  # pyright: ignore[reportPrivateUsage]
         observer: abc.ObserverBase[T]
-        # An observer (what stock subscribe checks, without its ABC check, a Python call).
-        if callable(getattr(on_next, "on_next", None)):
-            observer = on_next
-        else:
+        # An observer (what stock subscribe checks, without its ABC check, a Python call); a
+        # plain function or None is a callback without asking.
+        kind = type(on_next)
+        if (
+            on_next is None
+            or kind is FunctionType
+            or kind is MethodType
+            or not callable(getattr(on_next, "on_next", None))
+        ):
             observer = _Callbacks(on_next, on_error, on_completed)
+        else:
+            observer = on_next
         # The thread's trampoline is held, not scheduled on: the run starts now, and a stock
         # operator inside it (a workflow agent's concat) queues its next step behind the
         # running one, as under stock subscribe(), so a stop from on_next reaches it.
         try:
             handle = self._start(observer, False, hand)
-            if len(tramp._queue):  # pyright: ignore[reportPrivateUsage]
+            if tramp._queue.items:  # pyright: ignore[reportPrivateUsage]
                 tramp._run()  # pyright: ignore[reportPrivateUsage]
         except Exception as exc:
             observer.on_error(exc)
             handle = _NOOP
         finally:
-            with tramp._lock:  # pyright: ignore[reportPrivateUsage]
-                tramp._idle = True  # pyright: ignore[reportPrivateUsage]
+            tramp._idle = True  # pyright: ignore[reportPrivateUsage]
+            if tramp._queue.items:  # pyright: ignore[reportPrivateUsage]
                 tramp._queue.clear()  # pyright: ignore[reportPrivateUsage]
         return handle
 
