@@ -42,7 +42,7 @@ from adk_rx.rx._engine.awaitable import LATER_KINDS, AwaitableObservable
 from adk_rx.rx._engine.inner import INNERS
 from adk_rx.rx._engine.loops import on_event_loop, pausing_pump, resume
 from adk_rx.rx._engine.slots import Slot
-from adk_rx.rx._engine.sync import SyncObservable, items
+from adk_rx.rx._engine.sync import SyncObservable
 
 __all__ = ["HELD_AT_MOST", "Continued", "settle"]
 
@@ -62,10 +62,10 @@ _COMPLETED = object()
 
 
 class _Spares(threading.local):
-    """Idle trampolines of this thread, reused (a nested settle takes another one)."""
+    """This thread's idle trampoline, reused (a nested settle makes another one)."""
 
     def __init__(self) -> None:
-        self.free: list[Trampoline] = []
+        self.one: Trampoline | None = None
 
 
 _SPARES = _Spares()
@@ -184,6 +184,10 @@ class Continued(AwaitableObservable[T], abc.ObserverBase[Any], abc.DisposableBas
         self.on_next = _drop
         downstream = self.downstream
         if downstream is None:
+            if _THREAD_TRAMPOLINE.tramp is self.subscribing:  # ended as subscribed: no taker yet
+                if self.terminal is None:
+                    self.terminal = error
+                return
             with self.guard:
                 downstream = self.downstream
                 if downstream is None:
@@ -280,9 +284,14 @@ def _subscribe(source: Observable[Any], observer: Continued[Any]) -> abc.Disposa
     current = _THREAD_TRAMPOLINE.tramp
     observer.owner = current
     spare: Trampoline | None = None
-    if not current.idle():
-        free = _SPARES.free
-        spare = free.pop() if free else Trampoline()
+    # (The thread's own trampoline, which no other thread reaches: read without its lock.)
+    if not current._idle:  # pyright: ignore[reportPrivateUsage]
+        spares = _SPARES
+        spare = spares.one
+        if spare is None:
+            spare = Trampoline()
+        else:
+            spares.one = None
         _THREAD_TRAMPOLINE.tramp = observer.spare = spare
     observer.subscribing = current if spare is None else spare
     try:
@@ -294,7 +303,7 @@ def _subscribe(source: Observable[Any], observer: Continued[Any]) -> abc.Disposa
         observer.subscribing = None
         if spare is not None:
             _THREAD_TRAMPOLINE.tramp = current
-            _SPARES.free.append(spare)
+            _SPARES.one = spare
     if inner is None:
         return _NOOP
     try:  # a disposable (an attribute read: isinstance against the ABC costs two calls)
@@ -316,5 +325,5 @@ def settle(source: Observable[T]) -> Observable[T]:
     held: Continued[T] = Continued()
     held.subscription = _subscribe(source, held)
     if held.terminal is _COMPLETED:  # completed (here, or on another thread by now): all held
-        return items(held.held)
+        return SyncObservable(tuple(held.held))
     return held
