@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from google.genai import types
 
-from adk_rx.events import Event, EventActions
+from adk_rx.events import Event, EventActions, new_event_id
 from adk_rx.models.llm_response import LlmResponse
 
 __all__ = ["CHUNK_EVENT", "RUN_AT_MOST", "CallChunks", "ChunkCall", "chunk_event", "chunk_of"]
@@ -208,14 +208,15 @@ def chunk_of(response: LlmResponse, content: types.Content, call: ChunkCall) -> 
 
 
 class _Ids(Protocol):
-    value: str  # the id of the call's next response (its chunks share it)
+    value: str | None  # the id of the call's next response (its chunks share it), once drawn
 
 
 class CallChunks:
     """Makes the events of one model call's plain streamed chunks, each in one call.
 
     Args:
-        ids: the call's response ids (``ResponseIds``): a chunk takes ``ids.value``.
+        ids: the call's response ids (``ResponseIds``): a chunk takes ``ids.value`` (drawn
+            here when a complete response took the one before).
         author, invocation_id, branch, actions: every chunk's (the actions are frozen:
             nothing may record more of them while the call streams).
     """
@@ -226,13 +227,18 @@ class CallChunks:
         self, ids: _Ids, author: str, invocation_id: str, branch: str | None, actions: EventActions
     ) -> None:
         self._ids = ids
-        self._call = ChunkCall(ids.value, author, invocation_id, branch, actions)
+        value = ids.value
+        if value is None:
+            value = ids.value = new_event_id()
+        self._call = ChunkCall(value, author, invocation_id, branch, actions)
 
     def _current(self) -> ChunkCall:
         """The shared fields of the chunks of the call's next response."""
         call = self._call
         value = self._ids.value
-        if call.id is not value:  # a complete response took the id: the next one's chunks
+        if value is None:  # a complete response took the id: the next one's chunks
+            value = self._ids.value = new_event_id()
+        if call.id is not value:
             call = self._call = ChunkCall(
                 value, call.author, call.invocation_id, call.branch, call.actions
             )
@@ -253,7 +259,9 @@ class CallChunks:
                     return None
         call = self._call
         value = self._ids.value
-        if call.id is not value:  # a complete response took the id: the next one's chunks
+        if value is None:  # a complete response took the id: the next one's chunks
+            value = self._ids.value = new_event_id()
+        if call.id is not value:
             call = self._call = ChunkCall(
                 value, call.author, call.invocation_id, call.branch, call.actions
             )

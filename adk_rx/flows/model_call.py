@@ -202,8 +202,10 @@ class ModelCall(ResponseIds):
 
     __slots__ = ("_cc", "agent", "ctx", "request", "tools")
 
-    def __init__(self, agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> None:
-        super().__init__()
+    def __init__(  # pyright: ignore[reportMissingSuperCall]
+        self, agent: LlmAgent, ctx: InvocationContext, request: LlmRequest
+    ) -> None:
+        self.value = None  # (ResponseIds' state, set here: one call less)
         self.agent = agent
         self.ctx = ctx
         self.request = request

@@ -30,18 +30,31 @@ __all__ = ["ResponseIds", "model_event"]
 
 class ResponseIds:
     """The event ids of one model call's responses, as in google-adk: streamed chunks share
-    theirs with the complete event that follows them; the next response gets a fresh one."""
+    theirs with the complete event that follows them; the next response gets a fresh one.
+
+    Attributes:
+        value: the id of the next response's event, drawn once something asks for it (None
+            until then: a call that answers once draws one id, not two).
+    """
 
     __slots__ = ("value",)
 
     def __init__(self) -> None:
-        self.value = new_event_id()
+        self.value: str | None = None
+
+    def current(self) -> str:
+        """The id of the next response's event, which its streamed chunks share."""
+        value = self.value
+        if value is None:
+            value = self.value = new_event_id()
+        return value
 
     def take(self, partial: bool) -> str:
         """The id of the next response's event (``partial``: a streamed chunk)."""
         value = self.value
-        if not partial:
-            self.value = new_event_id()
+        if value is None:
+            value = new_event_id()
+        self.value = value if partial else None
         return value
 
 
@@ -99,7 +112,7 @@ def model_event(
         if ids is None:
             event_id = new_event_id()
         else:  # a chunk shares the id of the response after it
-            event_id = ids.value if response.partial else ids.take(False)
+            event_id = ids.current() if response.partial else ids.take(False)
         return chunk_event(  # the common streamed chunk: a light event
             response,
             content,
