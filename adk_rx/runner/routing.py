@@ -16,6 +16,8 @@ def agent_to_run(root: BaseAgent, session: Session) -> BaseAgent:
     recent agent that may take over (every step up to the root an LlmAgent allowed to
     transfer to its parent); otherwise the root. Rewound events do not count.
     """
+    if not root.sub_agents:  # no other agent to take it (and the history need not be read)
+        return root
     events = session.events
     if _has_rewind(session):
         events = live_events(events)
