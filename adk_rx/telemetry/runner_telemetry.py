@@ -58,18 +58,9 @@ _TRACER_FROM_ENV = "OTEL_PYTHON_TRACER_PROVIDER" in os.environ
 _METER_FROM_ENV = "OTEL_PYTHON_METER_PROVIDER" in os.environ
 _TRACER_SLOT = hasattr(_trace_state, "_TRACER_PROVIDER")
 _METER_SLOT = hasattr(_metrics_state, "_METER_PROVIDER")
-
-
-def _global_tracers() -> TracerProvider | None:
-    if _TRACER_SLOT and not _TRACER_FROM_ENV and _trace_state._TRACER_PROVIDER is None:  # pyright: ignore[reportPrivateUsage]
-        return None
-    return trace.get_tracer_provider()
-
-
-def _global_meters() -> MeterProvider | None:
-    if _METER_SLOT and not _METER_FROM_ENV and _metrics_state._METER_PROVIDER is None:  # pyright: ignore[reportPrivateUsage]
-        return None
-    return metrics.get_meter_provider()
+# True where the slot says nothing and the API must be asked each time.
+_ASK_TRACERS = not _TRACER_SLOT or _TRACER_FROM_ENV
+_ASK_METERS = not _METER_SLOT or _METER_FROM_ENV
 
 
 class NoTrace:
@@ -123,8 +114,13 @@ class Telemetry:
 
     def start_invocation(self, *, app_name: str, session_id: str) -> InvocationTrace | NoTrace:
         """The hooks of one invocation, subscribed now (the caller's span is the parent)."""
-        tracers = self.tracer_provider or _global_tracers()
-        meters = self.meter_provider or _global_meters()
+        # The global providers, when set (read inline: no call per invocation while unset).
+        tracers = self.tracer_provider
+        if tracers is None and (_ASK_TRACERS or _trace_state._TRACER_PROVIDER is not None):  # pyright: ignore[reportPrivateUsage]
+            tracers = trace.get_tracer_provider()
+        meters = self.meter_provider
+        if meters is None and (_ASK_METERS or _metrics_state._METER_PROVIDER is not None):  # pyright: ignore[reportPrivateUsage]
+            meters = metrics.get_meter_provider()
         if tracers is None and meters is None:
             return NO_TRACE  # nothing configured: the common case, decided in well under 1 us
         # The providers seen last time were configured: skip the (ABC) isinstance checks.
