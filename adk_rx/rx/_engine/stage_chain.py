@@ -114,7 +114,11 @@ class StageChain(Slot):
 
     def begin(self) -> bool:
         """WAITING -> RUNNING; False if the chain was cancelled while it waited."""
-        return self._move(RunState.WAITING, RunState.RUNNING)
+        with _LOCK:  # (as _move, inline: once per run)
+            if self.state is not RunState.WAITING:
+                return False
+            self.state = RunState.RUNNING
+            return True
 
     def cancel_waiting(self) -> RunState:
         """WAITING -> DONE; returns the state found (only WAITING means it was cancelled)."""
@@ -131,7 +135,12 @@ class StageChain(Slot):
 
     def finish(self) -> bool:
         """RUNNING -> DONE (the last stage completed); True for the one caller that did."""
-        return self._move(RunState.RUNNING, RunState.DONE)
+        with _LOCK:  # (as _move, inline: once per run)
+            if self.state is not RunState.RUNNING:
+                return False
+            self.state = RunState.DONE
+            self._owner = _GONE
+            return True
 
     def settle(self) -> None:
         """STOPPING -> DONE, once the cleanup after a stop is over."""
