@@ -12,8 +12,9 @@ SessionKey = tuple[str, str, str]
 
 
 _GATES_LOCK = threading.Lock()
-"""One lock for every Gate: each holds it for a few attribute writes and runs nothing under
-it, and a thousand runs waiting on their models then keep no lock each."""
+"""One lock for every Gate and every SessionGates: each holds it for a few attribute writes
+and runs nothing under it, and a thousand runs waiting on their models then keep no lock each
+(a run's leave updates its session's queue and opens its gate under one hold)."""
 
 
 def _nothing() -> None:
@@ -60,25 +61,33 @@ class SessionGates:
     """Serialises runs on one session within a process: each waits for the one before."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
         self._tails: dict[SessionKey, Gate] = {}
 
     def enter(self, key: SessionKey) -> tuple[Gate | None, Gate]:
+        """Queues a run on ``key``: (the gate of the run before it or None, its own gate)."""
         mine = Gate()
-        with self._lock:
+        with _GATES_LOCK:
             previous = self._tails.get(key)
             self._tails[key] = mine
         return previous, mine
 
     def leave(self, key: SessionKey, gate: Gate) -> None:
-        with self._lock:
-            if self._tails.get(key) is gate:
-                del self._tails[key]
-        gate.open()
+        """The run of ``gate`` lets go of ``key``: the run after it (if any) may start."""
+        tails = self._tails
+        with _GATES_LOCK:
+            if key in tails and tails[key] is gate:
+                del tails[key]
+            # (gate.open(), inline: once per run)
+            if gate._opened:  # pyright: ignore[reportPrivateUsage]
+                return
+            gate._opened = True  # pyright: ignore[reportPrivateUsage]
+            waiters, gate._waiters = gate._waiters, None  # pyright: ignore[reportPrivateUsage]
+        for fn in waiters or ():
+            fn()
 
     def busy(self, key: SessionKey) -> bool:
         """True while a run on that session is queued or running."""
-        with self._lock:
+        with _GATES_LOCK:
             return key in self._tails
 
     def when_idle(self, key: SessionKey, fn: Callable[[], None]) -> None:
