@@ -145,7 +145,7 @@ class CallbackContext(ReadonlyContext):
     session itself changes only when the Runner applies the event that carries them.
     """
 
-    __slots__ = ("_state", "actions")
+    __slots__ = ("_state", "_writer", "actions")
 
     def __init__(
         self,
@@ -156,14 +156,18 @@ class CallbackContext(ReadonlyContext):
     ) -> None:
         self._ctx = invocation_context  # (ReadonlyContext's __init__, inline: one per step)
         self.actions = ActionsBuilder() if actions is None else actions
-        self._state = State(
-            invocation_context.session.state, self.actions.state_delta, writer=writer
-        )
+        self._writer = writer
+        self._state: State | None = None  # made when first read: most contexts never are
 
     @property
     def state(self) -> State:  # type: ignore[override]
         """The session state; writes are recorded as this context's state delta."""
-        return self._state
+        state = self._state
+        if state is None:
+            state = self._state = State(
+                self._ctx.session.state, self.actions.state_delta, writer=self._writer
+            )
+        return state
 
     @property
     def cancelled(self) -> bool:
@@ -250,9 +254,10 @@ class ToolContext(CallbackContext):
         actions: ActionsBuilder | None = None,
         tool_name: str | None = None,
     ) -> None:
-        super().__init__(
-            invocation_context, actions, writer=f"tool {tool_name!r}" if tool_name else None
-        )
+        self._ctx = invocation_context  # (CallbackContext's __init__, inline: one per call)
+        self.actions = ActionsBuilder() if actions is None else actions
+        self._writer = f"tool {tool_name!r}" if tool_name else None
+        self._state = None
         self.function_call_id = function_call_id
         self.tool_confirmation = tool_confirmation
         self.progress_sink: Callable[[Any], None] | None = None
