@@ -16,8 +16,8 @@ import reactivex as rx
 from reactivex import Observable
 
 from adk_rx.auth.resume import resume_credentials
-from adk_rx.context import CallbackContext, InvocationContext
-from adk_rx.events import Event
+from adk_rx.context import InvocationContext
+from adk_rx.events import EMPTY_ACTIONS, Event
 from adk_rx.flows.code_execution import code_events
 from adk_rx.flows.confirmation import resume_confirmations
 from adk_rx.flows.model_call import (
@@ -112,12 +112,16 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         except Exception as exc:
             failed = model_error(agent, exc)
         responses = into
-    cc = CallbackContext(ctx)
-    ids = ResponseIds()
-    chunks = None
-    if ctx.run_config.streaming_mode is not StreamingMode.NONE:
-        chunks = call_chunks(agent, ctx, ids, cc)
+    # No model callback ran and none will: nothing records actions for these events (they
+    # get the shared empty ones), and an answer of one response needs no shared response id.
     index, end = 0, len(responses)
+    chunks = None
+    ids: ResponseIds | None = None
+    if ctx.run_config.streaming_mode is not StreamingMode.NONE:
+        ids = ResponseIds()
+        chunks = call_chunks(agent, ctx, ids, EMPTY_ACTIONS)
+    elif end > 1:
+        ids = ResponseIds()
     while index < end:
         if chunks is not None:  # a run of plain streamed chunks: made in one call, one yield
             streamed, index = chunks.run_of(responses, index)
@@ -132,7 +136,6 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
             ctx=ctx,
             partial=response.partial,
             ids=ids,
-            actions=cc.actions,
             tools=tools,
         )
         if event is None:

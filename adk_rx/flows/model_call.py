@@ -19,7 +19,7 @@ from reactivex import operators as ops
 from adk_rx.callbacks import callback_chain, has_callbacks
 from adk_rx.context import ActionsBuilder, CallbackContext, InvocationContext
 from adk_rx.errors import AdkRxError, AgentNotFoundError, CallbackError, ModelError
-from adk_rx.events import Event
+from adk_rx.events import Event, EventActions
 from adk_rx.flows.code_execution import code_events
 from adk_rx.flows.functions import call_events, call_items, handle_calls
 from adk_rx.flows.light_event import CallChunks
@@ -50,15 +50,15 @@ __all__ = [
 
 
 def call_chunks(
-    agent: LlmAgent, ctx: InvocationContext, ids: ResponseIds, cc: CallbackContext
+    agent: LlmAgent, ctx: InvocationContext, ids: ResponseIds, actions: EventActions
 ) -> CallChunks | None:
     """What makes the events of a streamed call's plain chunks, each as one call; None
     when a planner rewrites their content (``model_event`` makes each one then).
 
-    Only where no model callback runs: the chunks share the actions frozen now."""
+    Only where no model callback runs: the chunks share ``actions`` (frozen now)."""
     if getattr(agent, "planner", None) is not None:
         return None
-    return CallChunks(ids, agent.name, ctx.invocation_id, ctx.branch, cc.actions.freeze())
+    return CallChunks(ids, agent.name, ctx.invocation_id, ctx.branch, actions)
 
 
 def event_and_calls(
@@ -72,7 +72,12 @@ def event_and_calls(
     last = event
     if event.actions.transfer_to_agent:
         last = (yield _transfer(agent, ctx, event.actions.transfer_to_agent)) or last
-    calls = event.get_function_calls()
+    content = event.content
+    calls = None
+    for part in (content.parts or ()) if content is not None else ():  # (no call for a text)
+        if part.function_call is not None:
+            calls = event.get_function_calls()
+            break
     if not calls:
         return last
     wait_stored = ctx.shared.wait_stored
@@ -184,7 +189,7 @@ def call_model_counted(
         responses = call.responses(answered, has_after, recover=not plain)
     chunks = None
     if plain and ctx.run_config.streaming_mode is not StreamingMode.NONE:
-        chunks = call_chunks(agent, ctx, call, call.cc())
+        chunks = call_chunks(agent, ctx, call, call.cc().actions.freeze())
     return concat_map_direct(
         call,
         direct=None if chunks is None else chunks.of,
