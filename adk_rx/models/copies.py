@@ -28,6 +28,6 @@ def replaced(model: M, **update: Any) -> M:
     new = object.__new__(type(model))
     _set_attribute(new, "__dict__", {**model.__dict__, **update})
     _set_attribute(new, "__pydantic_extra__", None)
-    _set_attribute(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
+    _set_attribute(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | {*update})
     _set_attribute(new, "__pydantic_private__", None)
     return new
