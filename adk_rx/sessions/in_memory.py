@@ -134,8 +134,9 @@ class InMemorySessionService(BaseSessionService):
             with self._lock:
                 if self._ttl is not None:
                     self._evict_expired()
-                stored = self._sessions.get(key)
-                if stored is None:
+                try:  # (a miss is rare: no call for a hit)
+                    stored = self._sessions[key]
+                except KeyError:
                     return ()
                 if self._bounded:
                     self._touch(key, stored)
@@ -187,12 +188,13 @@ class InMemorySessionService(BaseSessionService):
             key = (session.app_name, session.user_id, session.id)
             delta = event.actions.state_delta
             with self._lock:
-                stored = self._sessions.get(key)
-                if stored is None:
+                try:  # (no call for a hit)
+                    stored = self._sessions[key]
+                except KeyError:
                     raise SessionNotFoundError(
                         f"cannot append to session {session.id!r} of app {session.app_name!r}, "
                         f"user {session.user_id!r}: it does not exist (deleted or evicted?)"
-                    )
+                    ) from None
                 if delta:
                     scoped = split_delta(delta)
                     if scoped.session:
@@ -209,7 +211,7 @@ class InMemorySessionService(BaseSessionService):
             # only forgets it was pending.
             pending = session._unpersisted  # pyright: ignore[reportPrivateUsage]
             if event.id in pending:
-                pending.pop(event.id, None)
+                del pending[event.id]
             else:
                 session.apply(event)
             return (event,)
