@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from google.genai import types
 
@@ -70,22 +71,29 @@ class _Scan:
     open: dict[str, OpenCall]
 
 
+_NO_CALLS: Mapping[str, OpenCall] = MappingProxyType({})
+_NO_SCAN = _Scan(0, None, {})
+
+
 def open_calls(session: Session) -> Mapping[str, OpenCall]:
     """The session's open calls by id, in the order they were stored (do not modify)."""
     events = session.events
+    count = len(events)
+    if not count:  # a new session: nothing to scan, nothing to remember
+        return _NO_CALLS
     memo: _Scan | None = session._memo.get(_MEMO_KEY)
     if (
         memo is None
-        or memo.count > len(events)
+        or memo.count > count
         or (memo.count and events[memo.count - 1].id != memo.last_id)
     ):
-        memo = _Scan(0, None, {})
-    if memo.count == len(events):
+        memo = _NO_SCAN
+    if memo.count == count:
         return memo.open
     found = dict(memo.open)  # the memo is shared: never change a published dict
     for event in events[memo.count :]:
         _track(found, event)
-    session._memo[_MEMO_KEY] = _Scan(len(events), events[-1].id, found)
+    session._memo[_MEMO_KEY] = _Scan(count, events[-1].id, found)
     return found
 
 
