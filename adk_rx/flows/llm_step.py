@@ -74,7 +74,7 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         ended = yield built.pipe(concat_map_direct(_model_calls(agent, ctx)))
         return ended or last
     request = (built.values or built.items_now())[0]
-    ctx.increment_llm_call_count()
+    ctx.shared.budget.count_llm_call()  # (ctx.increment_llm_call_count(), inline)
     answered = _answer(agent, ctx, request)
     failed: Exception | None = None
     if type(answered) is SyncObservable:

@@ -41,7 +41,7 @@ from adk_rx.rx._engine import sync
 from adk_rx.rx._engine.stage_chain import RunState, StageChain
 from adk_rx.sessions.base import BaseSessionService
 from adk_rx.sessions.session import Session
-from adk_rx.telemetry.runner_telemetry import NoTrace
+from adk_rx.telemetry.runner_telemetry import NO_TRACE, NoTrace
 from adk_rx.telemetry.spans import InvocationTrace
 
 __all__ = ["Turn", "open_turn"]
@@ -193,7 +193,8 @@ class _Opening:
             if message is not given:
                 ctx.user_content = message
                 request = self.request = dataclasses.replace(request, message=message)
-        ctx.trace = self.trace.opened(ctx)
+        if self.trace is not NO_TRACE:  # (NoTrace.opened gives None, the context's default)
+            ctx.trace = self.trace.opened(ctx)
         turn.ctx = ctx
         chain = self.chain
         writer = turn.writer = SessionWriter(services.session_service, session, chain)
