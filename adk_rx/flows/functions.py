@@ -165,10 +165,14 @@ def _event_list(
     parts: list[types.Part] = []
     actions = EMPTY_ACTIONS  # (frozen: shared, as freeze() shares it)
     for item, result in zip(items, results, strict=True):
-        actions = actions.merge(item.context.actions.freeze())
+        frozen = item.context.actions.freeze()
+        if frozen is not EMPTY_ACTIONS:  # (merging the empty actions changes nothing)
+            actions = actions.merge(frozen)
         if result is NO_RESPONSE:
             continue
-        parts.append(_response_part(item.call, result))
+        call = item.call  # a response part: copies of validated templates, new fields set
+        answer = replaced(_RESPONSE, id=call.id, name=call.name, response=result)
+        parts.append(replaced(_PART, function_response=answer))
     out: list[Event] = []
     if actions.requested_auth_configs:
         out.append(_credential_event(agent, ctx, actions))
@@ -177,9 +181,14 @@ def _event_list(
         out.append(_confirmation_event(agent, ctx, items, actions))
     if parts:
         tracebacks: dict[str | None, str] = {}
+        spent = None  # the one call's usage that _child_usage gives, unless several spent
+        several = False
         for item in items:  # (a loop: a comprehension is a call of its own)
             if item.traceback:
                 tracebacks[item.call.id] = item.traceback
+            if item.context.usage_metadata:
+                several = spent is not None
+                spent = item.context.usage_metadata
         metadata: dict[str, Any] | None = {TRACEBACKS_KEY: tracebacks} if tracebacks else None
         repeats = dedupe_metadata(items) if ctx.run_config.dedupe_tool_calls else None
         if repeats is not None:
@@ -192,7 +201,7 @@ def _event_list(
                 content=replaced(_USER_CONTENT, parts=parts),
                 actions=actions,
                 custom_metadata=metadata,
-                usage_metadata=_child_usage(items),
+                usage_metadata=_child_usage(items) if several else spent,
             )
         )
     return out
@@ -218,11 +227,6 @@ def _child_usage(items: list[Call]) -> types.GenerateContentResponseUsageMetadat
 _USER_CONTENT = types.Content(role="user", parts=[])
 _RESPONSE = types.FunctionResponse(name="_", response={})
 _PART = types.Part(function_response=_RESPONSE)
-
-
-def _response_part(call: types.FunctionCall, response: dict[str, Any]) -> types.Part:
-    fr = replaced(_RESPONSE, id=call.id, name=call.name, response=response)
-    return replaced(_PART, function_response=fr)
 
 
 def _confirmation_event(

@@ -96,7 +96,10 @@ class FunctionSchema:
 
     def bind(self, args: Mapping[str, Any], tool_context: ToolContext) -> BoundCall:
         """Validates ``args`` and builds the call; raises ``pydantic.ValidationError``."""
-        values = self._model.model_validate(args if isinstance(args, dict) else dict(args))
+        # (the model's validator itself: model_validate is a call around it that adds nothing)
+        values = self._model.__pydantic_validator__.validate_python(
+            args if type(args) is dict else dict(args)
+        )
         fields = values.__dict__
         positional: list[Any] = []
         kwargs: dict[str, Any] = {}
