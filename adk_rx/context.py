@@ -256,13 +256,26 @@ class ToolContext(CallbackContext):
     ) -> None:
         self._ctx = invocation_context  # (CallbackContext's __init__, inline: one per call)
         self.actions = ActionsBuilder() if actions is None else actions
-        self._writer = f"tool {tool_name!r}" if tool_name else None
+        self._writer = tool_name  # (named "tool '<name>'" when its State is made)
         self._state = None
         self.function_call_id = function_call_id
         self.tool_confirmation = tool_confirmation
         self.progress_sink: Callable[[Any], None] | None = None
         self.usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
         self.expired = False  # the call's own deadline passed
+
+    @property
+    def state(self) -> State:  # type: ignore[override]
+        """The session state; writes are recorded as this call's state delta."""
+        state = self._state
+        if state is None:
+            name = self._writer
+            state = self._state = State(
+                self._ctx.session.state,
+                self.actions.state_delta,
+                writer=f"tool {name!r}" if name else None,
+            )
+        return state
 
     @property
     def cancelled(self) -> bool:

@@ -29,6 +29,7 @@ import dataclasses
 import inspect
 import re
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, TypeVar
 
 import pydantic
@@ -232,9 +233,8 @@ class FunctionTool(BaseTool):
 
                 return SyncObservable(None, answer_now)  # (single(), without its lambda)
 
-            def call_now() -> Any:
-                return self._call_now(args, tool_context)
-
+            # (a partial: its call on the worker is the method's, with no frame around it)
+            call_now = partial(self._call_now, args, tool_context)
             return Blocking(call_now, tool_context.invocation_context.services.io_scheduler)
         return defer(lambda _: self._run(args, tool_context))
 
