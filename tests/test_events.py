@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 
 import pytest
@@ -131,6 +132,35 @@ def test_json_round_trip_keeps_every_field() -> None:
 def test_from_json_accepts_snake_case_keys() -> None:
     parsed = Event.from_json('{"author": "a", "invocation_id": "e-9", "turn_complete": true}')
     assert (parsed.invocation_id, parsed.turn_complete) == ("e-9", True)
+
+
+# -- construction ----------------------------------------------------------------------------
+
+
+def test_the_constructor_stores_every_field_given_by_name_or_position() -> None:
+    names = [f.name for f in dataclasses.fields(Event)]
+    assert list(inspect.signature(Event.__init__).parameters)[1:] == names
+    values = {name: object() for name in names}
+    for made in (Event(**values), Event(*values.values())):  # pyright: ignore[reportArgumentType]
+        assert type(made) is Event
+        assert all(getattr(made, name) is value for name, value in values.items())
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            made.author = "someone else"  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def test_an_id_or_a_timestamp_of_none_is_drawn_fresh() -> None:
+    made = Event(author="agent", id=None, timestamp=None)
+    assert isinstance(made.id, str) and len(made.id) == 32
+    assert isinstance(made.timestamp, float) and made.timestamp > 0
+
+
+def test_a_subclass_with_slots_of_its_own_is_built_by_the_same_constructor() -> None:
+    class Tagged(Event):
+        __slots__ = ("tag",)
+
+    made = Tagged(author="agent", content=types.Content(role="model", parts=[]))
+    assert type(made) is Tagged and made.author == "agent" and len(made.id) == 32
+    assert made == Event(author="agent", content=made.content, id=made.id, timestamp=made.timestamp)
 
 
 # -- EventActions.merge -----------------------------------------------------------------------
