@@ -145,7 +145,7 @@ class CallbackContext(ReadonlyContext):
     session itself changes only when the Runner applies the event that carries them.
     """
 
-    __slots__ = ("_state", "_writer", "actions")
+    __slots__ = ("_actions", "_state", "_writer")
 
     def __init__(
         self,
@@ -155,9 +155,27 @@ class CallbackContext(ReadonlyContext):
         writer: str | None = None,
     ) -> None:
         self._ctx = invocation_context  # (ReadonlyContext's __init__, inline: one per step)
-        self.actions = ActionsBuilder() if actions is None else actions
+        self._actions = actions  # (made when first used, as the State: most never are)
         self._writer = writer
-        self._state: State | None = None  # made when first read: most contexts never are
+        self._state: State | None = None
+
+    @property
+    def actions(self) -> ActionsBuilder:
+        """What this context's callbacks or tool did, for the actions of the event that
+        carries their outcome."""
+        actions = self._actions
+        if actions is None:
+            actions = self._actions = ActionsBuilder()
+        return actions
+
+    @actions.setter
+    def actions(self, actions: ActionsBuilder) -> None:
+        self._actions = actions
+
+    def frozen_actions(self) -> EventActions:
+        """``actions.freeze()``: the shared empty actions when nothing was recorded."""
+        actions = self._actions
+        return EMPTY_ACTIONS if actions is None else actions.freeze()
 
     @property
     def state(self) -> State:  # type: ignore[override]
@@ -255,7 +273,7 @@ class ToolContext(CallbackContext):
         tool_name: str | None = None,
     ) -> None:
         self._ctx = invocation_context  # (CallbackContext's __init__, inline: one per call)
-        self.actions = ActionsBuilder() if actions is None else actions
+        self._actions = actions
         self._writer = tool_name  # (named "tool '<name>'" when its State is made)
         self._state = None
         self.function_call_id = function_call_id

@@ -165,7 +165,7 @@ def _event_list(
     parts: list[types.Part] = []
     actions = EMPTY_ACTIONS  # (frozen: shared, as freeze() shares it)
     for item, result in zip(items, results, strict=True):
-        frozen = item.context.actions.freeze()
+        frozen = item.context.frozen_actions()
         if frozen is not EMPTY_ACTIONS:  # (merging the empty actions changes nothing)
             actions = actions.merge(frozen)
         if result is NO_RESPONSE:
