@@ -229,11 +229,15 @@ class InMemorySessionService(BaseSessionService):
 
     def _view(self, key: _Key, stored: _Stored, config: GetSessionConfig | None) -> Session:
         events = stored.events if config is None else config.apply(stored.events)
+        if not self._app_state and not self._user_state:  # (as _state_of, inline: per read)
+            state = dict(stored.state)
+        else:
+            state = self._state_of(key[0], key[1], stored)
         return Session(
             id=key[2],
             app_name=key[0],
             user_id=key[1],
-            state=self._state_of(key[0], key[1], stored),
+            state=state,
             events=list(events),
             last_update_time=stored.last_update_time,
             memo=stored.memo if config is None else None,
