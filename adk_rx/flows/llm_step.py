@@ -147,6 +147,18 @@ def step_events(agent: LlmAgent, ctx: InvocationContext) -> Steps[Event]:
         if agent.code_executor is not None and (run := code_events(agent, ctx, event)):
             last = yield from run
             continue
+        content = event.content
+        calls = False
+        for part in (content.parts or ()) if content is not None else ():
+            if part.function_call is not None:
+                calls = True
+                break
+        if not calls and not event.actions.transfer_to_agent:
+            # (What event_and_calls does with an event that calls nothing, inline: the most
+            # common step's end.)
+            yield SyncObservable((event,))
+            last = event
+            continue
         last = yield from event_and_calls(agent, ctx, tools, event)
     if failed is not None:
         raise failed
