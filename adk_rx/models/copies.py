@@ -18,6 +18,12 @@ __all__ = ["replaced"]
 M = TypeVar("M", bound=pydantic.BaseModel)
 
 _set_attribute = object.__setattr__
+_new = object.__new__
+# BaseModel's slots, set through their descriptors (no attribute lookup on the type per set).
+_SLOTS = vars(pydantic.BaseModel)
+_set_extra = _SLOTS["__pydantic_extra__"].__set__
+_set_fields_set = _SLOTS["__pydantic_fields_set__"].__set__
+_set_private = _SLOTS["__pydantic_private__"].__set__
 
 
 def replaced(model: M, **update: Any) -> M:
@@ -25,9 +31,9 @@ def replaced(model: M, **update: Any) -> M:
     (every google-genai type); any other model takes ``model_copy`` itself."""
     if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None:
         return model.model_copy(update=update)
-    new = object.__new__(type(model))
+    new = _new(type(model))
     _set_attribute(new, "__dict__", {**model.__dict__, **update})
-    _set_attribute(new, "__pydantic_extra__", None)
-    _set_attribute(new, "__pydantic_fields_set__", model.__pydantic_fields_set__ | {*update})
-    _set_attribute(new, "__pydantic_private__", None)
+    _set_extra(new, None)
+    _set_fields_set(new, model.__pydantic_fields_set__ | {*update})
+    _set_private(new, None)
     return new
