@@ -174,7 +174,7 @@ def _plain_call(
             return rx.throw(exc)
         return _tool_error(agent, ctx, item, tool, exc)
 
-    if ctx.cancelled:
+    if ctx.shared.cancelled:  # (ctx.cancelled, without the property)
         return rx.throw(StopError("invocation cancelled"))
     try:
         answered = tool.run_async(args=item.args, tool_context=item.context)
