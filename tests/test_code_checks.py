@@ -57,7 +57,16 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # The reactive engine (rx/_engine) and the operators users may call (rx/).
     ("rx", ("adk_rx.rx",)),
     # Immutable values: what a run produces and is configured with.
-    ("values", ("adk_rx.events", "adk_rx.state", "adk_rx.run_config", "adk_rx.pricing")),
+    (
+        "values",
+        (
+            "adk_rx.events",
+            "adk_rx.event_actions",
+            "adk_rx.state",
+            "adk_rx.run_config",
+            "adk_rx.pricing",
+        ),
+    ),
     # The seams and what they are called with: stores, models, tools, the contexts callbacks
     # and tools see, callbacks and plugins, planners, token usage, telemetry; the parts of
     # compaction the flows read (summaries in requests) and the Runner calls.
