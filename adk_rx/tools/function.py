@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import re
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, TypeVar
@@ -45,6 +44,7 @@ from adk_rx.rx import from_async, single
 from adk_rx.rx._engine.blocking import Blocking
 from adk_rx.rx._engine.sync import SyncObservable
 from adk_rx.tools.base import BaseTool
+from adk_rx.tools.docstrings import parse_docstring
 from adk_rx.tools.schema import BoundCall, callable_target, function_schema
 
 __all__ = [
@@ -67,53 +67,6 @@ REJECTED = "This tool call is rejected."
 
 ConfirmationPolicy = bool | Callable[[dict[str, Any]], bool]
 """``require_confirmation``: always/never, or decided per call from the validated arguments."""
-
-
-# Google-style sections left out of a tool's description; "Args:" ones also feed the schema.
-_ARGS_SECTIONS = frozenset({"args", "arguments", "parameters", "params", "keyword args"})
-_HIDDEN_SECTIONS = _ARGS_SECTIONS | {"returns", "return", "yields", "yield", "raises"}
-_SECTION = re.compile(r"^(\s*)([A-Za-z][A-Za-z ]*):\s*$")
-_ARG = re.compile(r"^\*{0,2}(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
-
-
-def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """Splits a Google-style docstring into (description, {parameter: description}).
-
-    The description is the docstring without its ``Args:``, ``Returns:``, ``Yields:`` and
-    ``Raises:`` sections; other sections (``Example:``, ``Note:``) stay in it.
-    """
-    kept: list[str] = []
-    params: dict[str, str] = {}
-    lines = inspect.cleandoc(doc).splitlines()
-    i = 0
-    while i < len(lines):
-        header = _SECTION.match(lines[i])
-        if header is None or header.group(2).strip().lower() not in _HIDDEN_SECTIONS:
-            kept.append(lines[i])
-            i += 1
-            continue
-        indent, is_args = len(header.group(1)), header.group(2).strip().lower() in _ARGS_SECTIONS
-        i += 1
-        current: str | None = None
-        entry_indent: int | None = None
-        while i < len(lines) and (not lines[i].strip() or _indent(lines[i]) > indent):
-            line = lines[i]
-            i += 1
-            if not is_args or not line.strip():
-                continue
-            entry_indent = _indent(line) if entry_indent is None else entry_indent
-            match = _ARG.match(line.strip()) if _indent(line) <= entry_indent else None
-            if match is not None:
-                current = str(match.group(1))
-                params[current] = match.group(2).strip()
-            elif current is not None:  # a continuation line of the current entry
-                params[current] = f"{params[current]} {line.strip()}".strip()
-    description = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
-    return description, params
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
 
 
 def _validation_message(tool_name: str, error: pydantic.ValidationError) -> str:
