@@ -61,6 +61,7 @@ class _EmptyMapping(dict[str, Any]):
 _EMPTY: Mapping[str, Any] = _EmptyMapping()
 # Action maps are typed as read-only Mappings; on the wire they are plain objects.
 ActionMap = Annotated[Mapping[str, Any], pydantic.PlainSerializer(dict, return_type=dict[str, Any])]
+# The JSON form of events and their actions: ADK's camelCase keys, snake_case accepted.
 JSON_CONFIG = pydantic.ConfigDict(
     alias_generator=to_camel, populate_by_name=True, arbitrary_types_allowed=True
 )

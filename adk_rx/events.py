@@ -7,8 +7,8 @@ persists the event.
 
 Events and their actions (``adk_rx.event_actions``, re-exported here) are frozen, slotted
 dataclasses: assigning a field raises, and an event costs a few hundred bytes (a streamed
-chunk's, less: ``adk_rx.flows.light_event``). JSON uses
-ADK's camelCase keys (``invocationId``, ``stateDelta``...) and accepts snake_case on input.
+chunk's, less: ``adk_rx.flows.light_event``). JSON uses ADK's camelCase keys
+(``invocationId``, ``stateDelta``...) and accepts snake_case on input.
 """
 
 from __future__ import annotations
